@@ -1,0 +1,49 @@
+import Foundation
+
+/// One dedicated, named thread that runs submitted jobs in order.
+///
+/// eSpeak NG keeps one global engine per process that must be used from one thread; every call into it
+/// goes through this thread. Callers block until their job has run.
+final class EngineThread: Sendable {
+    private let state = NSCondition()
+    // Only touched with `state` locked.
+    nonisolated(unsafe) private var jobs: [@Sendable () -> Void] = []
+
+    init(name: String) {
+        let thread = Thread { [self] in self.runLoop() }
+        thread.name = name
+        thread.start()
+    }
+
+    private func runLoop() {
+        while true {
+            state.lock()
+            while jobs.isEmpty { state.wait() }
+            let job = jobs.removeFirst()
+            state.unlock()
+            job()
+        }
+    }
+
+    /// Runs `body` on the engine thread and returns its result; the caller waits.
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = ResultBox<T>()
+        state.lock()
+        jobs.append {
+            result.set(Result { try body() })
+            done.signal()
+        }
+        state.signal()
+        state.unlock()
+        done.wait()
+        return try result.get()
+    }
+}
+
+/// Carries a job's result from the engine thread to the waiting caller; the semaphore orders the accesses.
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    private var value: Result<T, any Error>?
+    func set(_ result: Result<T, any Error>) { value = result }
+    func get() throws -> T { try value!.get() }
+}

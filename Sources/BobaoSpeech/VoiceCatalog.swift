@@ -1,0 +1,100 @@
+import Foundation
+
+/// Where Bobao's own voice files live and how a voice name resolves.
+///
+/// A name resolves first to `voices/NAME` of the project (loaded by path with `espeak_SetVoiceByFile`),
+/// then to eSpeak NG's built-in voices, so `zh` is Bobao's Mandarin voice while `yue` or `en` still work.
+public struct VoiceCatalog: Sendable, Equatable {
+    /// The project's voices folder, if one was found.
+    public let directory: String?
+
+    public init(directory: String?) {
+        self.directory = directory
+    }
+
+    /// What a voice name means.
+    public enum Resolution: Sendable, Equatable {
+        /// A file of the project's voices folder.
+        case projectFile(path: String)
+        /// A name for eSpeak NG's own voice list.
+        case builtIn(name: String)
+    }
+
+    /// A voice name is a file name, never a path: letters, digits, `-`, `_`, `+`, `.` (not leading).
+    public static func isValidName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first != ".", name.utf8.count <= 64 else { return false }
+        return name.unicodeScalars.allSatisfy { s in
+            (s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s))) || "-_+.".unicodeScalars.contains(s)
+        }
+    }
+
+    public func resolve(_ name: String) -> Resolution {
+        if let directory, Self.isValidName(name) {
+            let path = directory + "/" + name
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return .projectFile(path: path)
+            }
+        }
+        return .builtIn(name: name)
+    }
+
+    /// Names of the voice files in the project's folder, sorted.
+    public func projectVoiceNames() -> [String] {
+        guard let directory,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.filter { name in
+            var isDirectory: ObjCBool = false
+            return Self.isValidName(name) && !name.hasSuffix(".md")
+                && FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
+        }.sorted()
+    }
+
+    // MARK: Finding the folder
+
+    /// Finds the voices folder however Bobao is run, in this order:
+    /// `$BOBAO_VOICES`; `voices/` next to the executable; `../share/bobao/voices` from the executable
+    /// (an installed prefix); the source checkout the executable was built in (an ancestor folder holding
+    /// `Package.swift` and `voices/`, as with `swift run` or `.build/debug/bobao`); then
+    /// `/usr/local/share/bobao/voices` and `/usr/share/bobao/voices`.
+    public static func locate(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        executablePath: String = Self.currentExecutablePath()
+    ) -> VoiceCatalog {
+        VoiceCatalog(directory: candidateDirectories(environment: environment, executablePath: executablePath)
+            .first(where: isDirectory))
+    }
+
+    /// Every place `locate` looks, in order.
+    public static func candidateDirectories(environment: [String: String], executablePath: String) -> [String] {
+        if let explicit = environment["BOBAO_VOICES"], !explicit.isEmpty {
+            return [explicit]  // An explicit setting is never second-guessed.
+        }
+        let executableDirectory = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        var candidates = [
+            executableDirectory.appendingPathComponent("voices").path,
+            executableDirectory.deletingLastPathComponent().appendingPathComponent("share/bobao/voices").path,
+        ]
+        var folder = executableDirectory
+        while folder.path != "/" {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+                candidates.append(folder.appendingPathComponent("voices").path)
+                break
+            }
+            folder.deleteLastPathComponent()
+        }
+        candidates += ["/usr/local/share/bobao/voices", "/usr/share/bobao/voices"]
+        return candidates
+    }
+
+    public static func currentExecutablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}

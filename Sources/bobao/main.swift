@@ -1,0 +1,31 @@
+import BobaoSpeech
+import Foundation
+
+let usage = """
+    usage: bobao COMMAND [OPTIONS]
+      serve      run the announcement server (TCP lines in, speech out)
+      say        send announcements to a running server
+      render     synthesize TEXT to a WAV file
+      voices     list Bobao's voices and eSpeak NG's built-in ones
+      phonemes   print the phonemes eSpeak would speak for TEXT
+    Run `bobao COMMAND --help` for a command's options.
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.isEmpty ? "help" : arguments.removeFirst()
+do {
+    switch command {
+    case "render": try RenderCommand.run(arguments)
+    case "voices": try VoicesCommand.run(arguments)
+    case "phonemes": try PhonemesCommand.run(arguments)
+    case "help", "--help", "-h": print(usage)
+    default: throw CommandError.usage("unknown command '\(command)'\n\(usage)")
+    }
+    exit(0)
+} catch let error as CommandError {
+    FileHandle.standardError.write(Data("bobao \(command): \(error.description)\n".utf8))
+    exit(error.isUsage ? 2 : 1)
+} catch {
+    FileHandle.standardError.write(Data("bobao \(command): \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,35 @@
+import BobaoTestSupport
+import Foundation
+import Testing
+
+/// The measuring tools the integration tests rely on must themselves measure right.
+struct SignalAnalysisTests {
+    func tone(seconds: Double, rate: Int = 22050, amplitude: Double = 8000) -> [Int16] {
+        (0..<Int(seconds * Double(rate))).map { Int16(amplitude * sin(Double($0) * 2 * .pi * 440 / Double(rate))) }
+    }
+
+    func silence(seconds: Double, rate: Int = 22050) -> [Int16] { Array(repeating: 0, count: Int(seconds * Double(rate))) }
+
+    @Test func findsSeparateUtterances() {
+        let signal = silence(seconds: 0.3) + tone(seconds: 0.5) + silence(seconds: 0.6) + tone(seconds: 0.2)
+            + silence(seconds: 0.1)
+        let segments = SignalAnalysis(signal, sampleRate: 22050).segments()
+        #expect(segments.count == 2)
+        #expect(abs(segments[0].start - 0.3) < 0.011 && abs(segments[0].duration - 0.5) < 0.021)
+        #expect(abs(segments[1].start - 1.4) < 0.011)
+    }
+
+    @Test func bridgesShortPausesInsideAnUtterance() {
+        let signal = tone(seconds: 0.3) + silence(seconds: 0.1) + tone(seconds: 0.3)
+        let analysis = SignalAnalysis(signal, sampleRate: 22050)
+        #expect(analysis.segments().count == 1)
+        #expect(abs(analysis.soundingDuration() - 0.7) < 0.02)
+    }
+
+    @Test func silenceHasNoSegmentsAndNoLoudSample() {
+        let analysis = SignalAnalysis(silence(seconds: 1) + [100, -100], sampleRate: 22050)
+        #expect(analysis.segments().isEmpty)
+        #expect(analysis.firstLoudSample() == nil)
+        #expect(analysis.peak == 100)
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every Debian package Bobao needs to build, run, test and benchmark. Idempotent.
+set -euo pipefail
+
+packages=(
+    pkg-config
+    libespeak-ng-dev espeak-ng-data  # the synthesizer (C API) and its data
+    espeak-ng                        # the CLI: reference for tests and benchmarks only
+    libpulse-dev                     # the player (libpulse's native protocol)
+    pulseaudio pulseaudio-utils      # a sound server and pactl/parec for tests and headless boxes
+    sox                              # soxi, for checking rendered files
+    netcat-openbsd                   # nc, as users send text
+    speech-dispatcher speech-dispatcher-espeak-ng  # the latency benchmark's peer
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Starts a private PulseAudio with one null sink, for tests and benchmarks, away from any user's server.
+#   source scripts/pulse-private.sh [SINK_NAME]   then use $PULSE_SERVER; call pulse_private_stop at the end.
+# Its HOME and XDG_RUNTIME_DIR are a fresh temporary folder, so several can run side by side.
+
+pulse_private_start() {
+    local sink="${1:-bobao_test}"
+    BOBAO_PULSE_DIR="$(mktemp -d /tmp/bobao-pa.XXXXXX)"
+    cat >"$BOBAO_PULSE_DIR/server.pa" <<PA
+load-module module-native-protocol-unix auth-anonymous=1 socket=$BOBAO_PULSE_DIR/native
+load-module module-null-sink sink_name=$sink
+set-default-sink $sink
+PA
+    # --daemonize=yes returns only once the server accepts clients.
+    if ! HOME="$BOBAO_PULSE_DIR" XDG_RUNTIME_DIR="$BOBAO_PULSE_DIR" pulseaudio -n -F "$BOBAO_PULSE_DIR/server.pa" \
+        --exit-idle-time=-1 --daemonize=yes --use-pid-file=yes --log-target="file:$BOBAO_PULSE_DIR/pulseaudio.log"; then
+        echo "pulse-private: PulseAudio did not start; its log:" >&2
+        cat "$BOBAO_PULSE_DIR/pulseaudio.log" >&2 || true
+        return 1
+    fi
+    export PULSE_SERVER="unix:$BOBAO_PULSE_DIR/native"
+    export BOBAO_TEST_SINK="$sink"
+    export BOBAO_PULSE_DIR
+}
+
+pulse_private_stop() {
+    [ -n "${BOBAO_PULSE_DIR:-}" ] || return 0
+    local pid
+    pid="$(cat "$BOBAO_PULSE_DIR/pulse/pid" 2>/dev/null || true)"
+    if [ -n "$pid" ]; then
+        kill "$pid" 2>/dev/null || true
+        # The daemon is not our child: wait for it to go.
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    fi
+    rm -rf "$BOBAO_PULSE_DIR"
+    unset BOBAO_PULSE_DIR PULSE_SERVER BOBAO_TEST_SINK
+}
