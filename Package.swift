@@ -14,11 +14,16 @@ let package = Package(
             pkgConfig: "espeak-ng",
             providers: [.apt(["libespeak-ng-dev"])]
         ),
+        // libpulse.pc asks for -D_REENTRANT and -pthread, which SwiftPM refuses with a warning on every
+        // build; its headers are on the default include path and the module map links libpulse, so the
+        // target names no pkg-config file. The apt provider still tells SwiftPM where it comes from.
         .systemLibrary(
             name: "CPulse",
-            pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]
         ),
+
+        /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
+        .systemLibrary(name: "CLinux"),
 
         // MARK: Bobao's own modules.
         /// Pure logic with no I/O: WAV encoding, line framing, the announcement queue, replies.
@@ -28,7 +33,7 @@ let package = Package(
         /// The PulseAudio keep-alive player.
         .target(name: "BobaoAudio", dependencies: ["BobaoCore", "CPulse"]),
         /// The TCP listener and the announcement pipeline.
-        .target(name: "BobaoServer", dependencies: ["BobaoCore", "BobaoSpeech", "BobaoAudio"]),
+        .target(name: "BobaoServer", dependencies: ["BobaoCore", "BobaoSpeech", "BobaoAudio", "CLinux"]),
         .executableTarget(name: "bobao", dependencies: ["BobaoCore", "BobaoSpeech", "BobaoAudio", "BobaoServer"]),
 
         // MARK: Tests.

@@ -15,6 +15,8 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.isEmpty ? "help" : arguments.removeFirst()
 do {
     switch command {
+    case "serve": try ServeCommand.run(arguments)
+    case "say": try SayCommand.run(arguments)
     case "render": try RenderCommand.run(arguments)
     case "voices": try VoicesCommand.run(arguments)
     case "phonemes": try PhonemesCommand.run(arguments)

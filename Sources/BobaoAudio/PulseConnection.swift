@@ -1,0 +1,191 @@
+import CPulse
+
+// The connection's life: connect, open the stream, notice loss, reconnect with backoff.
+// Every function here runs with the main loop lock held (C callbacks run on the main loop thread).
+extension KeepAlivePlayer {
+    func connect() {
+        guard !stopping else { return }
+        let properties = pa_proplist_new()
+        defer { pa_proplist_free(properties) }
+        pa_proplist_sets(properties, PA_PROP_APPLICATION_NAME, configuration.applicationName)
+        pa_proplist_sets(properties, PA_PROP_APPLICATION_ID, "org.bobao.Bobao")
+        guard let context = pa_context_new_with_proplist(
+            pa_threaded_mainloop_get_api(mainloop), configuration.applicationName, properties) else {
+            scheduleReconnect(reason: "could not create a PulseAudio context")
+            return
+        }
+        self.context = context
+        pa_context_set_state_callback(context, onContextStateChanged, userdata)
+        if pa_context_connect(context, configuration.serverAddress, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+            let reason = String(cString: pa_strerror(pa_context_errno(context)))
+            dropContext()
+            scheduleReconnect(reason: reason)
+        }
+    }
+
+    func contextStateDidChange() {
+        guard let context else { return }
+        switch pa_context_get_state(context) {
+        case PA_CONTEXT_READY:
+            let server = pa_context_get_server(context).map { String(cString: $0) } ?? "?"
+            log("sound server connected: \(server)")
+            openStream()
+        case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
+            guard !stopping else { return }
+            let reason = String(cString: pa_strerror(pa_context_errno(context)))
+            connectionLost(reason: "sound server unavailable (\(reason))")
+        default:
+            break
+        }
+    }
+
+    func openStream() {
+        guard let context else { return }
+        var spec = pa_sample_spec(format: PA_SAMPLE_S16LE, rate: UInt32(configuration.sampleRate), channels: 1)
+        let properties = pa_proplist_new()
+        defer { pa_proplist_free(properties) }
+        pa_proplist_sets(properties, PA_PROP_MEDIA_ROLE, configuration.mediaRole)
+        pa_proplist_sets(properties, PA_PROP_MEDIA_NAME, "announcements")
+        pa_proplist_sets(properties, PA_PROP_APPLICATION_NAME, configuration.applicationName)
+        guard let stream = pa_stream_new_with_proplist(context, "announcements", &spec, nil, properties) else {
+            connectionLost(reason: "could not create a playback stream: \(String(cString: pa_strerror(pa_context_errno(context))))")
+            return
+        }
+        self.stream = stream
+        pa_stream_set_state_callback(stream, onStreamStateChanged, userdata)
+        pa_stream_set_write_callback(stream, onStreamWantsData, userdata)
+        let target = UInt32(configuration.bytes(milliseconds: configuration.idleBufferMilliseconds))
+        var attributes = pa_buffer_attr(
+            maxlength: UInt32.max,
+            tlength: target,
+            prebuf: 2,  // one frame: play as soon as anything is queued, also right after a flush
+            minreq: target / 2,  // refill silence in big pieces: few wake-ups while idle
+            fragsize: UInt32.max)
+        let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue)
+        if pa_stream_connect_playback(stream, configuration.sinkName, &attributes, flags, nil, nil) < 0 {
+            connectionLost(reason: "could not open a playback stream: \(String(cString: pa_strerror(pa_context_errno(context))))")
+        }
+    }
+
+    func streamStateDidChange() {
+        guard let stream else { return }
+        switch pa_stream_get_state(stream) {
+        case PA_STREAM_READY:
+            streamReady = true
+            reconnectDelay = configuration.reconnectInitialMilliseconds
+            let sink = pa_stream_get_device_name(stream).map { String(cString: $0) } ?? "?"
+            let attributes = pa_stream_get_buffer_attr(stream)?.pointee
+            let buffered = Int(attributes?.tlength ?? 0) * 1000 / configuration.bytesPerSecond
+            log("keep-alive stream \(everConnected ? "reopened" : "open") on sink \(sink) (\(buffered) ms of silence queued)")
+            everConnected = true
+            signal()
+        case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
+            guard !stopping else { return }
+            let reason = context.map { String(cString: pa_strerror(pa_context_errno($0))) } ?? "unknown"
+            connectionLost(reason: "playback stream failed (\(reason))")
+        default:
+            break
+        }
+    }
+
+    func streamWantsData(bytes: Int) {
+        guard let stream else { return }
+        if mode == .silence {
+            writeSilence(stream, bytes: bytes)
+        } else {
+            signal()  // wake the speech writer
+        }
+    }
+
+    /// The stream or the server went away: cut any utterance, drop everything, try again later.
+    func connectionLost(reason: String) {
+        generation += 1
+        mode = .silence
+        tearDownConnection()
+        scheduleReconnect(reason: reason)
+        signal()
+    }
+
+    func tearDownConnection() {
+        streamReady = false
+        if let stream {
+            pa_stream_set_state_callback(stream, nil, nil)
+            pa_stream_set_write_callback(stream, nil, nil)
+            pa_stream_disconnect(stream)
+            pa_stream_unref(stream)
+            self.stream = nil
+        }
+        dropContext()
+        if let reconnectTimer {
+            pa_threaded_mainloop_get_api(mainloop).pointee.time_free(reconnectTimer)
+            self.reconnectTimer = nil
+        }
+    }
+
+    func dropContext() {
+        guard let context else { return }
+        pa_context_set_state_callback(context, nil, nil)
+        pa_context_disconnect(context)
+        pa_context_unref(context)
+        self.context = nil
+    }
+
+    func scheduleReconnect(reason: String) {
+        guard !stopping else { return }
+        let delay = reconnectDelay
+        log("\(reason); retrying in \(delay) ms")
+        reconnectDelay = min(delay * 2, configuration.reconnectMaximumMilliseconds)
+        var when = timeval()
+        pa_timeval_add(pa_gettimeofday(&when), pa_usec_t(delay) * 1000)
+        reconnectTimer = pa_threaded_mainloop_get_api(mainloop).pointee.time_new(
+            pa_threaded_mainloop_get_api(mainloop), &when, onReconnectTimerFired, userdata)
+    }
+
+    func reconnectTimerDidFire() {
+        if let reconnectTimer {
+            pa_threaded_mainloop_get_api(mainloop).pointee.time_free(reconnectTimer)
+            self.reconnectTimer = nil
+        }
+        connect()
+    }
+}
+
+// MARK: C callbacks: each finds its player through `userdata`, which the player keeps valid while registered.
+
+private func player(_ userdata: UnsafeMutableRawPointer?) -> KeepAlivePlayer {
+    Unmanaged<KeepAlivePlayer>.fromOpaque(userdata!).takeUnretainedValue()
+}
+
+let onContextStateChanged: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, userdata in
+    player(userdata).contextStateDidChange()
+}
+
+let onStreamStateChanged: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, userdata in
+    player(userdata).streamStateDidChange()
+}
+
+let onStreamWantsData: @convention(c) (OpaquePointer?, Int, UnsafeMutableRawPointer?) -> Void = { _, bytes, userdata in
+    player(userdata).streamWantsData(bytes: bytes)
+}
+
+let onTimingUpdated: @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void = { stream, success, userdata in
+    var latency: pa_usec_t = 0
+    var negative: Int32 = 0
+    if success == 0 || stream == nil || pa_stream_get_latency(stream, &latency, &negative) != 0 || negative != 0 {
+        latency = 0
+    }
+    player(userdata).finishEnding(latency: latency)
+}
+
+let onUtterancePlayedOut: @convention(c) (
+    UnsafeMutablePointer<pa_mainloop_api>?, OpaquePointer?, UnsafePointer<timeval>?, UnsafeMutableRawPointer?
+) -> Void = { api, event, _, userdata in
+    api?.pointee.time_free(event)
+    player(userdata).markPlayed()
+}
+
+let onReconnectTimerFired: @convention(c) (
+    UnsafeMutablePointer<pa_mainloop_api>?, OpaquePointer?, UnsafePointer<timeval>?, UnsafeMutableRawPointer?
+) -> Void = { _, _, _, userdata in
+    player(userdata).reconnectTimerDidFire()
+}

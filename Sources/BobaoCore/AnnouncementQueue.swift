@@ -1,0 +1,70 @@
+import Foundation
+
+/// An announcement Bobao has accepted.
+public struct Announcement: Sendable, Equatable {
+    public var id: UInt64
+    public var text: String
+    public var acceptedAt: Date
+
+    public init(id: UInt64, text: String, acceptedAt: Date = Date()) {
+        self.id = id
+        self.text = text
+        self.acceptedAt = acceptedAt
+    }
+}
+
+/// The announcements waiting to be spoken: first in, first out, bounded. Pure state; the server wraps it
+/// in a lock and a condition.
+public struct AnnouncementQueue: Sendable {
+    public let capacity: Int
+    private var items: [Announcement] = []
+    private var head = 0
+    private var nextID: UInt64
+
+    public init(capacity: Int = 256, firstID: UInt64 = 1) {
+        precondition(capacity > 0)
+        self.capacity = capacity
+        nextID = firstID
+    }
+
+    public var count: Int { items.count - head }
+    public var isEmpty: Bool { count == 0 }
+
+    public enum Refusal: Error, Equatable {
+        case full(capacity: Int)
+    }
+
+    /// Accepts `text` and gives it the next id, or refuses it when the queue is full: never a silent drop.
+    public mutating func enqueue(_ text: String, at date: Date = Date()) throws(Refusal) -> Announcement {
+        guard count < capacity else { throw .full(capacity: capacity) }
+        let announcement = Announcement(id: nextID, text: text, acceptedAt: date)
+        nextID += 1
+        items.append(announcement)
+        return announcement
+    }
+
+    /// Puts an announcement back at the front, as when its playback was cut and it must be said again.
+    public mutating func requeueFirst(_ announcement: Announcement) {
+        if head > 0 {
+            head -= 1
+            items[head] = announcement
+        } else {
+            items.insert(announcement, at: 0)
+        }
+    }
+
+    /// Takes the oldest announcement.
+    public mutating func dequeue() -> Announcement? {
+        guard head < items.count else { return nil }
+        let announcement = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return announcement
+    }
+
+    /// Everything still waiting, oldest first.
+    public var waiting: [Announcement] { Array(items[head...]) }
+}

@@ -1,0 +1,58 @@
+/// Bobao's line protocol: each line of UTF-8 text is an announcement, answered `OK <id>` or
+/// `ERR <code> <reason>`.
+public enum LineProtocol {
+    /// What a received line asks for.
+    public enum Request: Equatable, Sendable {
+        case announce(String)
+        /// Blank lines are ignored and not answered.
+        case blank
+        case invalid(Refusal)
+    }
+
+    /// Why a line was refused: a stable code for programs, a reason for people.
+    public struct Refusal: Error, Equatable, Sendable {
+        public var code: String
+        public var reason: String
+
+        public init(code: String, reason: String) {
+            self.code = code
+            self.reason = reason
+        }
+
+        public static func tooLong(limit: Int) -> Refusal {
+            Refusal(code: "too-long", reason: "line exceeds \(limit) bytes; the rest of it was discarded")
+        }
+        public static let badUTF8 = Refusal(code: "bad-utf8", reason: "line is not valid UTF-8")
+        public static let controlCharacters = Refusal(
+            code: "bad-text", reason: "line holds NUL or other control characters")
+        public static func queueFull(capacity: Int) -> Refusal {
+            Refusal(code: "queue-full", reason: "\(capacity) announcements are already waiting; try again later")
+        }
+        public static let shuttingDown = Refusal(code: "shutting-down", reason: "the server is stopping")
+    }
+
+    /// Parses one line (terminator already removed).
+    public static func parse(_ bytes: [UInt8]) -> Request {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return .invalid(.badUTF8) }
+        let trimmed = text.trimmingWhitespace()
+        if trimmed.isEmpty { return .blank }
+        // Tabs are allowed inside a line; other C0 controls and DEL are not text to speak.
+        if trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+            return .invalid(.controlCharacters)
+        }
+        return .announce(trimmed)
+    }
+
+    public static func ok(id: UInt64) -> String { "OK \(id)\n" }
+    public static func error(_ refusal: Refusal) -> String { "ERR \(refusal.code) \(refusal.reason)\n" }
+}
+
+extension String {
+    /// The string without leading and trailing white space (including full-width spaces).
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+}

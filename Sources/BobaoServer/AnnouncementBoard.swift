@@ -1,0 +1,74 @@
+import BobaoCore
+import Foundation
+import Synchronization
+
+/// The announcement queue shared by the listener (which adds) and the speaker (which takes): a lock
+/// around `AnnouncementQueue` and a condition the speaker waits on.
+public final class AnnouncementBoard: Sendable {
+    private let state: Mutex<State>
+    private let wakeSpeaker = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var queue: AnnouncementQueue
+        var closed = false
+    }
+
+    public init(capacity: Int) {
+        state = Mutex(State(queue: AnnouncementQueue(capacity: capacity)))
+    }
+
+    /// Accepts `text` or says why not.
+    public func submit(_ text: String) -> Result<Announcement, LineProtocol.Refusal> {
+        let result = state.withLock { state -> Result<Announcement, LineProtocol.Refusal> in
+            guard !state.closed else { return .failure(.shuttingDown) }
+            return Self.enqueue(text, into: &state.queue)
+        }
+        if case .success = result { wakeSpeaker.signal() }
+        return result
+    }
+
+    private static func enqueue(_ text: String, into queue: inout AnnouncementQueue) -> Result<Announcement, LineProtocol.Refusal> {
+        do {
+            return .success(try queue.enqueue(text))
+        } catch {
+            switch error {
+            case .full(let capacity): return .failure(.queueFull(capacity: capacity))
+            }
+        }
+    }
+
+    /// Puts a cut announcement back at the front.
+    public func requeueFirst(_ announcement: Announcement) {
+        state.withLock { $0.queue.requeueFirst(announcement) }
+        wakeSpeaker.signal()
+    }
+
+    /// Blocks until an announcement is waiting and takes it; nil once closed and empty.
+    public func take() -> Announcement? {
+        while true {
+            let next: Announcement?? = state.withLock { state in
+                if let announcement = state.queue.dequeue() { return .some(announcement) }
+                return state.closed ? .some(nil) : nil
+            }
+            if let next { return next }
+            wakeSpeaker.wait()
+        }
+    }
+
+    /// Refuses new announcements from now on; what is queued can still be taken.
+    public func close() {
+        state.withLock { $0.closed = true }
+        wakeSpeaker.signal()
+    }
+
+    public var count: Int { state.withLock { $0.queue.count } }
+
+    /// Everything still waiting, oldest first, and empties the board.
+    public func drain() -> [Announcement] {
+        state.withLock { state in
+            var all: [Announcement] = []
+            while let next = state.queue.dequeue() { all.append(next) }
+            return all
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import BobaoAudio
+import BobaoCore
+import BobaoSpeech
+import Foundation
+
+/// The whole pipeline: TCP listener → announcement queue → speaker → keep-alive player → PulseAudio.
+public final class AnnouncementServer: Sendable {
+    public let configuration: ServerConfiguration
+    private let board: AnnouncementBoard
+    private let player: KeepAlivePlayer
+    private let speaker: Speaker
+    private let listener: LineListener
+    private let log: EventLog
+
+    /// Binds the listening socket (so a bad address fails here, before anything else starts).
+    public init(configuration: ServerConfiguration, synthesizer: any Synthesizer, log: EventLog) throws {
+        self.configuration = configuration
+        self.log = log
+        board = AnnouncementBoard(capacity: configuration.queueCapacity)
+        var playerConfiguration = configuration.player
+        playerConfiguration.sampleRate = synthesizer.sampleRate
+        player = KeepAlivePlayer(configuration: playerConfiguration) { log($0) }
+        speaker = Speaker(
+            board: board, synthesizer: synthesizer, player: player, parameters: configuration.speech, log: log)
+        let board = self.board
+        listener = try LineListener(address: configuration.listen, maximumLineBytes: configuration.maximumLineBytes) {
+            request, peer in
+            switch request {
+            case .blank:
+                return nil
+            case .invalid(let refusal):
+                log("refused a line from \(peer): \(refusal.code)")
+                return LineProtocol.error(refusal)
+            case .announce(let text):
+                switch board.submit(text) {
+                case .success(let announcement):
+                    log("accepted #\(announcement.id) from \(peer): \(EventLog.quote(text))")
+                    return LineProtocol.ok(id: announcement.id)
+                case .failure(let refusal):
+                    log("refused a line from \(peer): \(refusal.code)")
+                    return LineProtocol.error(refusal)
+                }
+            }
+        }
+    }
+
+    /// `host:port` actually bound.
+    public var boundAddress: String { listener.boundAddress }
+
+    public func start() {
+        player.start()
+        speaker.start()
+        listener.start()
+    }
+
+    /// Stops accepting, lets the announcement being spoken finish (for at most `timeout` seconds), and
+    /// stops the player. Announcements still waiting are logged one by one, never dropped silently.
+    public func shutdown(timeout: Double = 30) {
+        listener.stop()
+        board.close()
+        let waiting = board.drain()
+        for announcement in waiting {
+            log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))")
+        }
+        if !player.isReady {
+            player.stop()  // nothing can be heard without a sound server; don't wait for one
+        } else if let current = speaker.speaking {
+            log("finishing #\(current.id) before exit")
+        }
+        if !speaker.waitUntilFinished(timeout: timeout) {
+            log("gave up waiting for the current announcement after \(timeout) s")
+        }
+        player.stop()
+    }
+}

@@ -1,0 +1,257 @@
+import BobaoCore
+import CLinux
+import Foundation
+import Synchronization
+
+/// The TCP side: accepts many clients on one thread with epoll (no thread per connection), splits what
+/// they send into lines, hands each line to `onLine`, and writes back its reply.
+///
+/// A client that never reads its replies cannot stall anyone: once its unsent replies pass a high-water
+/// mark, Bobao stops reading from it (its own sends then block) until it catches up.
+public final class LineListener: @unchecked Sendable {
+    // `connections`, the descriptors and `readBuffer` belong to the listener thread once `start` is
+    // called; other threads only call `stop()`, which goes through `wakeFD` and the atomic flag.
+    public let boundAddress: String
+    private let listenFD: Int32
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let stopRequested = Atomic<Bool>(false)
+    private let stopped = DispatchSemaphore(value: 0)
+    private var connections: [Int32: Connection] = [:]
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+    private let maximumLineBytes: Int
+    private let onLine: (LineProtocol.Request, String) -> String?
+
+    static let outputHighWater = 64 * 1024
+    static let outputLowWater = 16 * 1024
+
+    /// Binds and listens at once, so `boundAddress` is known (port 0 picks a free port).
+    /// - Parameter onLine: called on the listener thread for every line with the peer's address; returns
+    ///   the reply to send, or nil for none.
+    public init(
+        address: ListenAddress, maximumLineBytes: Int = 4096,
+        onLine: @escaping (LineProtocol.Request, String) -> String?
+    ) throws {
+        self.maximumLineBytes = maximumLineBytes
+        self.onLine = onLine
+        Posix.raiseDescriptorLimit()
+        let socketAddress = try SocketAddress(host: address.host, port: address.port)
+        let fd = try Posix.call("socket") {
+            socket(socketAddress.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        do {
+            try Posix.call("bind \(address)") { socketAddress.withSockaddr { bind(fd, $0, $1) } }
+            try Posix.call("listen") { listen(fd, 1024) }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            try Posix.call("getsockname") {
+                withUnsafeMutablePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+                }
+            }
+            boundAddress = SocketAddress(storage: storage, length: length).description
+            epollFD = try Posix.call("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+            wakeFD = try Posix.call("eventfd") { eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK)) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        listenFD = fd
+        try watch(listenFD, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+        try watch(wakeFD, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    private func watch(_ fd: Int32, events: UInt32, operation: Int32) throws {
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        try Posix.call("epoll_ctl") { epoll_ctl(epollFD, operation, fd, &event) }
+    }
+
+    /// Starts serving on a dedicated thread.
+    public func start() {
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
+        thread.name = "bobao.listener"
+        thread.start()
+    }
+
+    /// Stops accepting, closes every connection and returns once the listener thread has finished.
+    public func stop() {
+        guard !stopRequested.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+        stopped.wait()
+    }
+
+    public var connectionCount: Int { connections.count }
+
+    // MARK: The loop
+
+    private func run() {
+        let capacity = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            let count = epoll_wait(epollFD, events, Int32(capacity), -1)
+            if count < 0 { continue }  // EINTR
+            for index in 0..<Int(count) {
+                let fd = events[index].data.fd
+                let flags = events[index].events
+                if fd == listenFD {
+                    acceptAll()
+                } else if fd == wakeFD {
+                    continue
+                } else if let connection = connections[fd] {
+                    service(connection, flags: flags)
+                }
+            }
+        }
+        for connection in connections.values { close(connection.fd) }
+        connections.removeAll()
+        close(listenFD)
+        close(epollFD)
+        close(wakeFD)
+    }
+
+    private func acceptAll() {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenFD, $0, &length) }
+            }
+            if fd < 0 {
+                if errno == EINTR { continue }
+                // EAGAIN: all taken. EMFILE/ENFILE and the like: leave the rest in the backlog for now.
+                return
+            }
+            // Bobao never forks, so setting these after accept leaves no window that matters.
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            let connection = Connection(
+                fd: fd, peer: SocketAddress(storage: storage, length: length).description,
+                framer: LineFramer(maximumLineBytes: maximumLineBytes))
+            do {
+                try watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, operation: EPOLL_CTL_ADD)
+                connections[fd] = connection
+            } catch {
+                close(fd)
+            }
+        }
+    }
+
+    private func service(_ connection: Connection, flags: UInt32) {
+        if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+           !connection.readClosed, !connection.readingPaused {
+            readAvailable(connection)
+        }
+        flush(connection)
+    }
+
+    private func readAvailable(_ connection: Connection) {
+        while !connection.readingPaused {
+            let received: Int?
+            do {
+                received = try Posix.nonBlocking("read") { read(connection.fd, readBuffer.baseAddress, readBuffer.count) }
+            } catch {
+                drop(connection)
+                return
+            }
+            guard let received else { return }  // drained
+            if received == 0 {
+                connection.readClosed = true
+                handle(connection.framer.finish(), from: connection)
+                return
+            }
+            handle(connection.framer.push(UnsafeRawBufferPointer(rebasing: readBuffer[..<received])), from: connection)
+            if connection.pendingOutput > Self.outputHighWater { connection.readingPaused = true }
+        }
+    }
+
+    private func handle(_ items: [LineFramer.Item], from connection: Connection) {
+        for item in items {
+            let request: LineProtocol.Request
+            switch item {
+            case .line(let bytes): request = LineProtocol.parse(bytes)
+            case .tooLong: request = .invalid(.tooLong(limit: maximumLineBytes))
+            }
+            if let reply = onLine(request, connection.peer) {
+                connection.output.append(contentsOf: reply.utf8)
+            }
+        }
+    }
+
+    /// Sends what it can; then decides what to wait for next, or closes a finished connection.
+    private func flush(_ connection: Connection) {
+        while connection.pendingOutput > 0 {
+            let sent: Int?
+            do {
+                sent = try connection.output.withUnsafeBytes { bytes in
+                    try Posix.nonBlocking("send") {
+                        send(connection.fd, bytes.baseAddress! + connection.outputOffset, connection.pendingOutput, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            } catch {
+                drop(connection)  // the peer vanished; nobody else is affected
+                return
+            }
+            guard let sent else { break }
+            connection.outputOffset += sent
+        }
+        if connection.pendingOutput == 0 {
+            connection.output.removeAll(keepingCapacity: connection.output.count <= 4096)
+            connection.outputOffset = 0
+        }
+        if connection.readClosed && connection.pendingOutput == 0 {
+            drop(connection)
+            return
+        }
+        if connection.readingPaused && connection.pendingOutput < Self.outputLowWater {
+            connection.readingPaused = false
+            readAvailable(connection)  // lines that waited in the socket
+            if connections[connection.fd] == nil { return }
+            if connection.readClosed && connection.pendingOutput == 0 { drop(connection); return }
+        }
+        var wanted: UInt32 = 0
+        if !connection.readClosed && !connection.readingPaused { wanted |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+        if connection.pendingOutput > 0 { wanted |= EPOLLOUT.rawValue }
+        if wanted != connection.watched {
+            connection.watched = wanted
+            try? watch(connection.fd, events: wanted, operation: EPOLL_CTL_MOD)
+        }
+    }
+
+    private func drop(_ connection: Connection) {
+        guard connections.removeValue(forKey: connection.fd) != nil else { return }
+        close(connection.fd)
+    }
+}
+
+/// One client's state; confined to the listener thread.
+private final class Connection {
+    let fd: Int32
+    let peer: String
+    var framer: LineFramer
+    var output: [UInt8] = []
+    var outputOffset = 0
+    var readClosed = false
+    var readingPaused = false
+    var watched = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+
+    init(fd: Int32, peer: String, framer: LineFramer) {
+        self.fd = fd
+        self.peer = peer
+        self.framer = framer
+    }
+
+    var pendingOutput: Int { output.count - outputOffset }
+}

@@ -1,0 +1,18 @@
+import BobaoAudio
+import BobaoCore
+
+/// Everything `bobao serve` can be told, with its defaults.
+public struct ServerConfiguration: Sendable {
+    /// Where to listen; loopback by default (port 0 picks a free port).
+    public var listen = ListenAddress(host: "127.0.0.1", port: ListenAddress.defaultPort)
+    /// Voice, rate, pitch and volume of every announcement.
+    public var speech = SpeechParameters()
+    /// How many accepted announcements may wait; the next gets `ERR queue-full`.
+    public var queueCapacity = 256
+    /// The longest line accepted, in bytes.
+    public var maximumLineBytes = 4096
+    /// The PulseAudio side: sink, buffer sizes, gap, reconnection backoff.
+    public var player = PlayerConfiguration()
+
+    public init() {}
+}

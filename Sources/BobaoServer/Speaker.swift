@@ -1,0 +1,87 @@
+import BobaoAudio
+import BobaoCore
+import BobaoSpeech
+import Foundation
+import Synchronization
+
+/// Speaks announcements one at a time, in order, on its own thread: synthesizes each into the keep-alive
+/// player, lets the synthesizer's end-of-message callback resume the silence, and waits until the speech
+/// has been heard before taking the next. An announcement cut by a sound-server failure is said again
+/// from its start.
+public final class Speaker: Sendable {
+    private let board: AnnouncementBoard
+    private let synthesizer: any Synthesizer
+    private let player: KeepAlivePlayer
+    private let parameters: SpeechParameters
+    private let log: EventLog
+    private let finished = DispatchSemaphore(value: 0)
+    /// The announcement being spoken, if any.
+    private let current = Mutex<Announcement?>(nil)
+
+    public init(
+        board: AnnouncementBoard, synthesizer: any Synthesizer, player: KeepAlivePlayer,
+        parameters: SpeechParameters, log: EventLog
+    ) {
+        self.board = board
+        self.synthesizer = synthesizer
+        self.player = player
+        self.parameters = parameters
+        self.log = log
+    }
+
+    public func start() {
+        let thread = Thread { [self] in
+            while let announcement = board.take(), speak(announcement) {}
+            finished.signal()
+        }
+        thread.name = "bobao.speaker"
+        thread.start()
+    }
+
+    /// Waits until the board is closed and the speaker has stopped, or `timeout` seconds pass.
+    /// Returns whether it stopped.
+    public func waitUntilFinished(timeout: Double) -> Bool {
+        finished.wait(timeout: .now() + timeout) == .success
+    }
+
+    public var speaking: Announcement? { current.withLock { $0 } }
+
+    /// Speaks one announcement; false when the player has stopped and the speaker should too.
+    private func speak(_ announcement: Announcement) -> Bool {
+        current.withLock { $0 = announcement }
+        defer { current.withLock { $0 = nil } }
+        guard let utterance = player.beginUtterance() else {
+            log("#\(announcement.id) not spoken: the player stopped")
+            return false
+        }
+        let started = Date()
+        log("speaking #\(announcement.id) \(EventLog.quote(announcement.text))")
+        let player = self.player, synthesizer = self.synthesizer
+        let outcome: SynthesisOutcome
+        do {
+            outcome = try synthesizer.synthesize(announcement.text, parameters: parameters) { event in
+                switch event {
+                case .audio(let samples):
+                    if !player.write(samples, for: utterance) { synthesizer.cancel() }
+                case .end(cancelled: false):
+                    // The synthesis-finished callback: silence resumes behind the speech.
+                    player.endUtterance(utterance)
+                case .end(cancelled: true):
+                    player.endUtterance(utterance)
+                }
+            }
+        } catch {
+            log("could not speak #\(announcement.id): \(error)")
+            player.endUtterance(utterance)
+            _ = player.waitUntilPlayed(utterance)
+            return true
+        }
+        guard outcome == .completed, player.waitUntilPlayed(utterance) else {
+            log("#\(announcement.id) was cut by a sound-server failure; it will be said again from its start")
+            board.requeueFirst(announcement)
+            return true
+        }
+        log(String(format: "spoke #\(announcement.id) in %.2f s", Date().timeIntervalSince(started)))
+        return true
+    }
+}

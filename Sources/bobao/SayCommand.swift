@@ -1,0 +1,71 @@
+import BobaoCore
+import BobaoServer
+import Foundation
+
+/// `bobao say TEXT…`: sends an announcement (or stdin, line by line) to a running server and prints
+/// its replies. Exits 1 if any line was refused or the server could not be reached.
+enum SayCommand {
+    static let usage = "usage: bobao say [--to HOST:PORT] [TEXT…]   (no TEXT: one announcement per line of stdin)"
+
+    static func run(_ arguments: [String]) throws {
+        signal(SIGPIPE, SIG_IGN)
+        let args = try Arguments(arguments, valued: ["to"], switches: ["help"])
+        if args.flag("help") { print(usage); return }
+        let target: ListenAddress
+        do { target = try ListenAddress(parsing: args.string("to") ?? "127.0.0.1:\(ListenAddress.defaultPort)") } catch {
+            throw CommandError.usage("--to: \(error.description)")
+        }
+        let connection: LineClient
+        do { connection = try LineClient(connectingTo: target) } catch {
+            throw CommandError(description: "cannot reach a Bobao server at \(target): \(error)")
+        }
+        // Replies are read on their own thread while lines are still being sent.
+        let replies = ReplyReader(connection)
+        var sent = 0
+        func send(_ line: String) throws {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { return }  // the server ignores blank lines and sends no reply
+            do { try connection.send(text + "\n") } catch {
+                throw CommandError(description: "lost the connection to \(target) while sending: \(error)")
+            }
+            sent += 1
+        }
+        if args.positional.isEmpty || args.positional == ["-"] {
+            while let line = readLine(strippingNewline: true) { try send(line) }
+        } else {
+            try send(args.positional.joined(separator: " "))
+        }
+        connection.finishSending()
+        let (answered, refused) = replies.wait()
+        if answered < sent {
+            throw CommandError(description: "the server at \(target) closed the connection after \(answered) of \(sent) replies")
+        }
+        if refused > 0 {
+            throw CommandError(description: "\(refused) of \(sent) line(s) refused")
+        }
+    }
+}
+
+/// Prints each reply line as it arrives and counts the refusals.
+private final class ReplyReader: @unchecked Sendable {
+    // Written by the reader thread before `done` is signalled; read after `wait()`.
+    private var answered = 0
+    private var refused = 0
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ connection: LineClient) {
+        Thread { [self] in
+            while let line = connection.readLine() {
+                print(line)
+                answered += 1
+                if line.hasPrefix("ERR") { refused += 1 }
+            }
+            done.signal()
+        }.start()
+    }
+
+    func wait() -> (answered: Int, refused: Int) {
+        done.wait()
+        return (answered, refused)
+    }
+}

@@ -1,0 +1,80 @@
+import BobaoCore
+import BobaoServer
+import BobaoSpeech
+import Foundation
+
+/// `bobao serve`: the announcement server.
+enum ServeCommand {
+    static let usage = """
+        usage: bobao serve [--listen HOST:PORT] [--voice NAME] [--rate WPM] [--pitch 0-99] [--volume 0-200]
+                           [--sink NAME] [--queue N] [--max-line BYTES] [--gap MS] [--media-role ROLE]
+          --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
+          --sink     PulseAudio sink to play on (default: the sound server's default sink)
+          --queue    announcements that may wait before lines are refused (default 256)
+          --gap      silence between announcements in milliseconds (default 300)
+        """
+
+    static func run(_ arguments: [String]) throws {
+        // Block the stop signals before any thread starts, so every thread inherits the mask and the main
+        // thread alone receives them through sigwait.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+        signal(SIGPIPE, SIG_IGN)
+
+        let args = try Arguments(
+            arguments, valued: Arguments.speechOptions.union(["listen", "sink", "queue", "max-line", "gap", "media-role"]),
+            switches: ["help"])
+        if args.flag("help") { print(usage); return }
+        guard args.positional.isEmpty else { throw CommandError.usage("serve takes no TEXT\n\(usage)") }
+        var configuration = ServerConfiguration()
+        configuration.speech = try args.speechParameters()
+        if let listen = args.string("listen") {
+            do { configuration.listen = try ListenAddress(parsing: listen) } catch {
+                throw CommandError.usage("--listen: \(error.description)")
+            }
+        }
+        configuration.player.sinkName = args.string("sink")
+        if let role = args.string("media-role") { configuration.player.mediaRole = role }
+        if let queue = try args.int("queue") {
+            guard queue > 0 else { throw CommandError.usage("--queue must be at least 1") }
+            configuration.queueCapacity = queue
+        }
+        if let maximum = try args.int("max-line") {
+            guard maximum >= 16 else { throw CommandError.usage("--max-line must be at least 16 bytes") }
+            configuration.maximumLineBytes = maximum
+        }
+        if let gap = try args.int("gap") {
+            guard (0...10_000).contains(gap) else { throw CommandError.usage("--gap must be 0...10000 ms") }
+            configuration.player.gapMilliseconds = gap
+        }
+
+        let log = EventLog()
+        let synthesizer = try EspeakSynthesizer.shared()
+        // An unknown voice is a start-up error, not a failure on the first announcement.
+        _ = try synthesizer.phonemes(of: "好", voice: configuration.speech.voice)
+        let server: AnnouncementServer
+        do {
+            server = try AnnouncementServer(configuration: configuration, synthesizer: synthesizer, log: log)
+        } catch {
+            throw CommandError(description: "cannot listen on \(configuration.listen): \(error)")
+        }
+        server.start()
+        FileHandle.standardOutput.write(Data("listening on \(server.boundAddress)\n".utf8))
+        let voiceSource: String
+        switch synthesizer.voices.resolve(configuration.speech.voice) {
+        case .projectFile(let path): voiceSource = path
+        case .builtIn(let name): voiceSource = "eSpeak NG built-in \(name)"
+        }
+        log("serving on \(server.boundAddress); voice \(configuration.speech.voice) (\(voiceSource)), "
+            + "\(configuration.speech.rate) wpm; queue holds \(configuration.queueCapacity)")
+
+        var received: Int32 = 0
+        sigwait(&stopSignals, &received)
+        log("received \(received == SIGINT ? "SIGINT" : "SIGTERM"): no longer accepting; finishing the current announcement")
+        server.shutdown()
+        log("stopped")
+    }
+}
