@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "BobaoSpeechTests", dependencies: ["BobaoSpeech", "BobaoCore", "BobaoTestSupport"]),
         .testTarget(
             name: "BobaoIntegrationTests",
-            dependencies: ["BobaoCore", "BobaoSpeech", "BobaoTestSupport", "bobao"]
+            dependencies: ["BobaoCore", "BobaoSpeech", "BobaoServer", "BobaoTestSupport", "bobao"]
         ),
     ],
     swiftLanguageModes: [.v6]

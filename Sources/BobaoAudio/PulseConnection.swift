@@ -17,9 +17,7 @@ extension KeepAlivePlayer {
         self.context = context
         pa_context_set_state_callback(context, onContextStateChanged, userdata)
         if pa_context_connect(context, configuration.serverAddress, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
-            let reason = String(cString: pa_strerror(pa_context_errno(context)))
-            dropContext()
-            scheduleReconnect(reason: reason)
+            connectionLost(reason: "sound server unavailable (\(String(cString: pa_strerror(pa_context_errno(context)))))")
         }
     }
 
@@ -97,11 +95,14 @@ extension KeepAlivePlayer {
         }
     }
 
-    /// The stream or the server went away: cut any utterance, drop everything, try again later.
+    /// The stream or the server went away: cut any utterance and try again later. The old stream and
+    /// context are released by the reconnect timer, never here: this may run inside their own callbacks
+    /// (even inside pa_context_connect), where freeing them is not allowed.
     func connectionLost(reason: String) {
-        generation += 1
+        streamReady = false
         mode = .silence
-        tearDownConnection()
+        guard reconnectTimer == nil else { return }  // already lost; the stream's failure follows the context's
+        generation += 1
         scheduleReconnect(reason: reason)
         signal()
     }
@@ -142,10 +143,7 @@ extension KeepAlivePlayer {
     }
 
     func reconnectTimerDidFire() {
-        if let reconnectTimer {
-            pa_threaded_mainloop_get_api(mainloop).pointee.time_free(reconnectTimer)
-            self.reconnectTimer = nil
-        }
+        tearDownConnection()  // frees the timer too
         connect()
     }
 }
