@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs a Bobao server on this machine: installs the Debian packages, builds, finds or starts a sound
+# server, and serves. Arguments go to `bobao serve` (e.g. --listen 127.0.0.1:7777 --voice zh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+swift build -c release --product bobao >&2
+binary="$(swift build -c release --show-bin-path)/bobao"
+
+# Find the sound server this user would use; start one if there is none (a headless box after boot).
+if ! pactl info >/dev/null 2>&1; then
+    echo "run: no PulseAudio server answering; starting one" >&2
+    pulseaudio --start --exit-idle-time=-1 --log-target=syslog
+    pactl info >/dev/null  # fails loudly if it did not come up
+fi
+echo "run: sound server $(pactl info | sed -n 's/^Server String: //p'), default sink $(pactl get-default-sink)" >&2
+
+exec "$binary" serve "$@"
