@@ -22,19 +22,23 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
 
-        /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
+        /// epoll, eventfd and thread names, which the Glibc module does not export (headers only).
         .systemLibrary(name: "CLinux"),
 
         // MARK: Bobao's own modules.
         /// Pure logic with no I/O: WAV encoding, line framing, the announcement queue, replies.
         .target(name: "BobaoCore"),
+        /// Threads and standard streams without Foundation (which would bring ICU into the server's memory).
+        .target(name: "BobaoPlatform", dependencies: ["CLinux"]),
         /// eSpeak NG in process: the engine thread, the synthesizer, voice lookup.
-        .target(name: "BobaoSpeech", dependencies: ["BobaoCore", "CEspeakNG"]),
+        .target(name: "BobaoSpeech", dependencies: ["BobaoCore", "BobaoPlatform", "CEspeakNG"]),
         /// The PulseAudio keep-alive player.
         .target(name: "BobaoAudio", dependencies: ["BobaoCore", "CPulse"]),
         /// The TCP listener and the announcement pipeline.
-        .target(name: "BobaoServer", dependencies: ["BobaoCore", "BobaoSpeech", "BobaoAudio", "CLinux"]),
-        .executableTarget(name: "bobao", dependencies: ["BobaoCore", "BobaoSpeech", "BobaoAudio", "BobaoServer"]),
+        .target(
+            name: "BobaoServer", dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "CLinux"]),
+        .executableTarget(
+            name: "bobao", dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "BobaoServer"]),
 
         // MARK: Tests.
         /// Helpers the integration tests share: a private PulseAudio, monitor recording, loudness.

@@ -1,5 +1,5 @@
 import CPulse
-import Foundation
+import Glibc
 
 /// One PulseAudio playback stream for the life of the server. While idle it plays silence, so the sink
 /// never suspends and the speaker never sleeps; to speak it flushes the queued silence and writes speech

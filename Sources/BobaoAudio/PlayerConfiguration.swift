@@ -13,7 +13,7 @@ public struct PlayerConfiguration: Sendable, Equatable {
     /// How much silence the stream keeps queued while idle. A long buffer means few wake-ups for the client
     /// and the server; speech never waits behind it, because the queued silence is flushed when speech
     /// starts.
-    public var idleBufferMilliseconds = 1000
+    public var idleBufferMilliseconds = 2000
     /// Silence between two announcements.
     public var gapMilliseconds = 300
     /// Leading samples quieter than this are dropped from each utterance (eSpeak begins with ~12 ms of

@@ -1,12 +1,13 @@
-import Foundation
+import Glibc
 
 /// An announcement Bobao has accepted.
 public struct Announcement: Sendable, Equatable {
     public var id: UInt64
     public var text: String
-    public var acceptedAt: Date
+    /// When it was accepted, in milliseconds since 1970 (UTC).
+    public var acceptedAt: Int64
 
-    public init(id: UInt64, text: String, acceptedAt: Date = Date()) {
+    public init(id: UInt64, text: String, acceptedAt: Int64 = 0) {
         self.id = id
         self.text = text
         self.acceptedAt = acceptedAt
@@ -35,7 +36,7 @@ public struct AnnouncementQueue: Sendable {
     }
 
     /// Accepts `text` and gives it the next id, or refuses it when the queue is full: never a silent drop.
-    public mutating func enqueue(_ text: String, at date: Date = Date()) throws(Refusal) -> Announcement {
+    public mutating func enqueue(_ text: String, at date: Int64 = 0) throws(Refusal) -> Announcement {
         guard count < capacity else { throw .full(capacity: capacity) }
         let announcement = Announcement(id: nextID, text: text, acceptedAt: date)
         nextID += 1

@@ -49,7 +49,7 @@ public enum LineProtocol {
 
 extension String {
     /// The string without leading and trailing white space (including full-width spaces).
-    func trimmingWhitespace() -> String {
+    public func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }

@@ -1,5 +1,7 @@
 import BobaoCore
-import Foundation
+import BobaoPlatform
+import Dispatch
+import Glibc
 import Synchronization
 
 /// The announcement queue shared by the listener (which adds) and the speaker (which takes): a lock
@@ -29,7 +31,7 @@ public final class AnnouncementBoard: Sendable {
 
     private static func enqueue(_ text: String, into queue: inout AnnouncementQueue) -> Result<Announcement, LineProtocol.Refusal> {
         do {
-            return .success(try queue.enqueue(text))
+            return .success(try queue.enqueue(text, at: WallClock.nowMilliseconds()))
         } catch {
             switch error {
             case .full(let capacity): return .failure(.queueFull(capacity: capacity))

@@ -1,7 +1,7 @@
 import BobaoAudio
 import BobaoCore
 import BobaoSpeech
-import Foundation
+import Glibc
 
 /// The whole pipeline: TCP listener → announcement queue → speaker → keep-alive player → PulseAudio.
 public final class AnnouncementServer: Sendable {

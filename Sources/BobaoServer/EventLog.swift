@@ -1,4 +1,5 @@
-import Foundation
+import BobaoPlatform
+import Glibc
 
 /// One line per event on standard error: `2026-11-29T19:22:09.123Z bobao: message`.
 public struct EventLog: Sendable {
@@ -9,11 +10,11 @@ public struct EventLog: Sendable {
     }
 
     public func callAsFunction(_ message: String) {
-        write("\(Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))) bobao: \(message)\n")
+        write("\(WallClock.iso8601()) bobao: \(message)\n")
     }
 
     public static let standardError: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStreams.writeError(line)
     }
 
     /// Quotes announcement text for a log line: at most 60 characters, control characters escaped.

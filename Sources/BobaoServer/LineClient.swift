@@ -1,5 +1,5 @@
 import BobaoCore
-import Foundation
+import Glibc
 
 /// A blocking client for Bobao's line protocol (`bobao say`, tests and benchmarks).
 public final class LineClient: @unchecked Sendable {

@@ -1,6 +1,8 @@
 import BobaoCore
+import BobaoPlatform
 import CLinux
-import Foundation
+import Dispatch
+import Glibc
 import Synchronization
 
 /// The TCP side: accepts many clients on one thread with epoll (no thread per connection), splits what
@@ -76,12 +78,10 @@ public final class LineListener: @unchecked Sendable {
 
     /// Starts serving on a dedicated thread.
     public func start() {
-        let thread = Thread { [self] in
+        startThread(name: "bobao.listener") { [self] in
             run()
             stopped.signal()
         }
-        thread.name = "bobao.listener"
-        thread.start()
     }
 
     /// Stops accepting, closes every connection and returns once the listener thread has finished.

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A failed system call: its name and errno.
 public struct SystemError: Error, CustomStringConvertible {

@@ -1,7 +1,9 @@
 import BobaoAudio
 import BobaoCore
+import BobaoPlatform
 import BobaoSpeech
-import Foundation
+import Dispatch
+import Glibc
 import Synchronization
 
 /// Speaks announcements one at a time, in order, on its own thread: synthesizes each into the keep-alive
@@ -30,12 +32,10 @@ public final class Speaker: Sendable {
     }
 
     public func start() {
-        let thread = Thread { [self] in
+        startThread(name: "bobao.speaker") { [self] in
             while let announcement = board.take(), speak(announcement) {}
             finished.signal()
         }
-        thread.name = "bobao.speaker"
-        thread.start()
     }
 
     /// Waits until the board is closed and the speaker has stopped, or `timeout` seconds pass.
@@ -54,7 +54,7 @@ public final class Speaker: Sendable {
             log("#\(announcement.id) not spoken: the player stopped")
             return false
         }
-        let started = Date()
+        let started = WallClock.monotonicSeconds()
         log("speaking #\(announcement.id) \(EventLog.quote(announcement.text))")
         let player = self.player, synthesizer = self.synthesizer
         let outcome: SynthesisOutcome
@@ -81,7 +81,8 @@ public final class Speaker: Sendable {
             board.requeueFirst(announcement)
             return true
         }
-        log(String(format: "spoke #\(announcement.id) in %.2f s", Date().timeIntervalSince(started)))
+        let milliseconds = Int(((WallClock.monotonicSeconds() - started) * 1000).rounded())
+        log("spoke #\(announcement.id) in \(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst()) s")
         return true
     }
 }

@@ -1,27 +1,22 @@
-import Foundation
+import BobaoPlatform
+import Dispatch
+import Synchronization
 
 /// One dedicated, named thread that runs submitted jobs in order.
 ///
 /// eSpeak NG keeps one global engine per process that must be used from one thread; every call into it
 /// goes through this thread. Callers block until their job has run.
 final class EngineThread: Sendable {
-    private let state = NSCondition()
-    // Only touched with `state` locked.
-    nonisolated(unsafe) private var jobs: [@Sendable () -> Void] = []
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let jobArrived = DispatchSemaphore(value: 0)
 
     init(name: String) {
-        let thread = Thread { [self] in self.runLoop() }
-        thread.name = name
-        thread.start()
-    }
-
-    private func runLoop() {
-        while true {
-            state.lock()
-            while jobs.isEmpty { state.wait() }
-            let job = jobs.removeFirst()
-            state.unlock()
-            job()
+        startThread(name: name) { [self] in
+            while true {
+                jobArrived.wait()
+                let job = jobs.withLock { $0.removeFirst() }
+                job()
+            }
         }
     }
 
@@ -29,13 +24,13 @@ final class EngineThread: Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let result = ResultBox<T>()
-        state.lock()
-        jobs.append {
-            result.set(Result { try body() })
-            done.signal()
+        jobs.withLock {
+            $0.append {
+                result.set(Result { try body() })
+                done.signal()
+            }
         }
-        state.signal()
-        state.unlock()
+        jobArrived.signal()
         done.wait()
         return try result.get()
     }

@@ -1,6 +1,8 @@
 import BobaoCore
+import BobaoPlatform
 import CEspeakNG
-import Foundation
+import Dispatch
+import Glibc
 import Synchronization
 
 /// libespeak-ng, in process, in RETRIEVAL mode: samples come back through the synth callback, and the
@@ -101,7 +103,7 @@ public final class EspeakSynthesizer: Synthesizer {
             let folder = "/tmp/bobao-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
             guard mkdir(folder, 0o700) == 0 else { continue }  // an existing folder is never reused
             let copy = folder + "/" + name
-            guard (try? FileManager.default.copyItem(atPath: path, toPath: copy)) != nil else { return nil }
+            guard (try? FileSystem.write(FileSystem.read(path), to: copy)) != nil else { return nil }
             shortCopies[path] = copy
             return copy
         }

@@ -1,4 +1,4 @@
-import Foundation
+import BobaoPlatform
 
 /// Where Bobao's own voice files live and how a voice name resolves.
 ///
@@ -31,8 +31,7 @@ public struct VoiceCatalog: Sendable, Equatable {
     public func resolve(_ name: String) -> Resolution {
         if let directory, Self.isValidName(name) {
             let path = directory + "/" + name
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileSystem.isRegularFile(path) {
                 return .projectFile(path: path)
             }
         }
@@ -42,12 +41,9 @@ public struct VoiceCatalog: Sendable, Equatable {
     /// Names of the voice files in the project's folder, sorted.
     public func projectVoiceNames() -> [String] {
         guard let directory,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+              let names = FileSystem.contentsOfDirectory(directory) else { return [] }
         return names.filter { name in
-            var isDirectory: ObjCBool = false
-            return Self.isValidName(name) && !name.hasSuffix(".md")
-                && FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory)
-                && !isDirectory.boolValue
+            Self.isValidName(name) && !name.hasSuffix(".md") && FileSystem.isRegularFile(directory + "/" + name)
         }.sorted()
     }
 
@@ -59,11 +55,11 @@ public struct VoiceCatalog: Sendable, Equatable {
     /// `Package.swift` and `voices/`, as with `swift run` or `.build/debug/bobao`); then
     /// `/usr/local/share/bobao/voices` and `/usr/share/bobao/voices`.
     public static func locate(
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = FileSystem.environment(),
         executablePath: String = Self.currentExecutablePath()
     ) -> VoiceCatalog {
         VoiceCatalog(directory: candidateDirectories(environment: environment, executablePath: executablePath)
-            .first(where: isDirectory))
+            .first(where: FileSystem.isDirectory))
     }
 
     /// Every place `locate` looks, in order.
@@ -71,30 +67,25 @@ public struct VoiceCatalog: Sendable, Equatable {
         if let explicit = environment["BOBAO_VOICES"], !explicit.isEmpty {
             return [explicit]  // An explicit setting is never second-guessed.
         }
-        let executableDirectory = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
+        let executableDirectory = FileSystem.parent(of: FileSystem.resolvedPath(executablePath) ?? executablePath)
+        let prefix = FileSystem.parent(of: executableDirectory)
         var candidates = [
-            executableDirectory.appendingPathComponent("voices").path,
-            executableDirectory.deletingLastPathComponent().appendingPathComponent("share/bobao/voices").path,
+            executableDirectory + "/voices",
+            (prefix == "/" ? "" : prefix) + "/share/bobao/voices",
         ]
         var folder = executableDirectory
-        while folder.path != "/" {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-                candidates.append(folder.appendingPathComponent("voices").path)
+        while folder != "/" && folder != "." {
+            if FileSystem.exists(folder + "/Package.swift") {
+                candidates.append(folder + "/voices")
                 break
             }
-            folder.deleteLastPathComponent()
+            folder = FileSystem.parent(of: folder)
         }
         candidates += ["/usr/local/share/bobao/voices", "/usr/share/bobao/voices"]
         return candidates
     }
 
     public static func currentExecutablePath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        FileSystem.resolvedPath("/proc/self/exe") ?? CommandLine.arguments[0]
     }
 }

@@ -1,6 +1,6 @@
 import BobaoCore
+import BobaoPlatform
 import BobaoSpeech
-import Foundation
 import Synchronization
 
 /// `bobao render TEXT -o FILE.wav`: synthesizes to a WAV file instead of the sound server.
@@ -18,12 +18,12 @@ enum RenderCommand {
         let parameters = try args.speechParameters()
         var text = args.positional[0]
         if text == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            text = String(decoding: StandardStreams.readInput(), as: UTF8.self)
         }
         guard !text.allSatisfy(\.isWhitespace) else { throw CommandError(description: "empty text: nothing to render") }
         // Fail on an unwritable path before spending time on synthesis.
-        guard FileManager.default.createFile(atPath: output, contents: nil) else {
-            throw CommandError(description: "cannot write \(output): \(String(cString: strerror(errno)))")
+        do { try FileSystem.write([], to: output) } catch {
+            throw CommandError(description: "cannot write \(error)")
         }
         let synthesizer = try EspeakSynthesizer.shared()
         let collected = Mutex<[Int16]>([])
@@ -32,14 +32,12 @@ enum RenderCommand {
                 if case .audio(let samples) = event { collected.withLock { $0.append(contentsOf: samples) } }
             }
         } catch {
-            try? FileManager.default.removeItem(atPath: output)
+            FileSystem.remove(output)
             throw CommandError(description: error.description)
         }
         let wav = WAVFile(sampleRate: synthesizer.sampleRate, samples: collected.withLock { $0 })
-        do {
-            try Data(wav.encoded()).write(to: URL(fileURLWithPath: output))
-        } catch {
-            throw CommandError(description: "cannot write \(output): \(error.localizedDescription)")
+        do { try FileSystem.write(wav.encoded(), to: output) } catch {
+            throw CommandError(description: "cannot write \(error)")
         }
     }
 }

@@ -1,6 +1,8 @@
 import BobaoCore
+import BobaoPlatform
 import BobaoServer
-import Foundation
+import Dispatch
+import Glibc
 
 /// `bobao say TEXT…`: sends an announcement (or stdin, line by line) to a running server and prints
 /// its replies. Exits 1 if any line was refused or the server could not be reached.
@@ -23,7 +25,7 @@ enum SayCommand {
         let replies = ReplyReader(connection)
         var sent = 0
         func send(_ line: String) throws {
-            let text = line.trimmingCharacters(in: .whitespaces)
+            let text = line.trimmingWhitespace()
             guard !text.isEmpty else { return }  // the server ignores blank lines and sends no reply
             do { try connection.send(text + "\n") } catch {
                 throw CommandError(description: "lost the connection to \(target) while sending: \(error)")
@@ -54,14 +56,14 @@ private final class ReplyReader: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ connection: LineClient) {
-        Thread { [self] in
+        startThread(name: "bobao.replies") { [self] in
             while let line = connection.readLine() {
-                print(line)
+                StandardStreams.writeOutput(line + "\n")
                 answered += 1
                 if line.hasPrefix("ERR") { refused += 1 }
             }
             done.signal()
-        }.start()
+        }
     }
 
     func wait() -> (answered: Int, refused: Int) {

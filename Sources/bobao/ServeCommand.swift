@@ -1,7 +1,8 @@
 import BobaoCore
+import BobaoPlatform
 import BobaoServer
 import BobaoSpeech
-import Foundation
+import Glibc
 
 /// `bobao serve`: the announcement server.
 enum ServeCommand {
@@ -62,7 +63,7 @@ enum ServeCommand {
             throw CommandError(description: "cannot listen on \(configuration.listen): \(error)")
         }
         server.start()
-        FileHandle.standardOutput.write(Data("listening on \(server.boundAddress)\n".utf8))
+        StandardStreams.writeOutput("listening on \(server.boundAddress)\n")
         let voiceSource: String
         switch synthesizer.voices.resolve(configuration.speech.voice) {
         case .projectFile(let path): voiceSource = path

@@ -1,5 +1,6 @@
+import BobaoPlatform
 import BobaoSpeech
-import Foundation
+import Glibc
 
 let usage = """
     usage: bobao COMMAND [OPTIONS]
@@ -25,9 +26,9 @@ do {
     }
     exit(0)
 } catch let error as CommandError {
-    FileHandle.standardError.write(Data("bobao \(command): \(error.description)\n".utf8))
+    StandardStreams.writeError("bobao \(command): \(error.description)\n")
     exit(error.isUsage ? 2 : 1)
 } catch {
-    FileHandle.standardError.write(Data("bobao \(command): \(error)\n".utf8))
+    StandardStreams.writeError("bobao \(command): \(error)\n")
     exit(1)
 }
