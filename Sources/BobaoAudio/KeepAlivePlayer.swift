@@ -117,8 +117,9 @@ public final class KeepAlivePlayer: @unchecked Sendable {
         var remaining = (samples.count - start) * 2
         while remaining > 0 {
             guard utterance.generation == generation, let stream, streamReady else { return false }
-            var size = pa_stream_writable_size(stream)
-            if size == 0 || size == Int.max {
+            var size = pa_stream_writable_size(stream)  // (size_t)-1, read as -1, on error
+            if size < 0 { return false }
+            if size == 0 {
                 wait()  // the write-request callback signals when there is room
                 continue
             }
@@ -163,7 +164,7 @@ public final class KeepAlivePlayer: @unchecked Sendable {
         guard mode == .ending, let stream else { return }
         mode = .silence
         let size = pa_stream_writable_size(stream)
-        if size > 0 && size != Int.max { writeSilence(stream, bytes: size) }
+        if size > 0 { writeSilence(stream, bytes: size) }
         if pa_context_rttime_new(context, pa_rtclock_now() + latency, onUtterancePlayedOut, userdata) == nil {
             markPlayed()
         }

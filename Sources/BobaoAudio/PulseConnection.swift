@@ -83,7 +83,8 @@ extension KeepAlivePlayer {
         case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
             guard !stopping else { return }
             let reason = context.map { String(cString: pa_strerror(pa_context_errno($0))) } ?? "unknown"
-            connectionLost(reason: "playback stream failed (\(reason))")
+            let sink = configuration.sinkName.map { "sink '\($0)'" } ?? "the default sink"
+            connectionLost(reason: "playback stream on \(sink) failed (\(reason))")
         default:
             break
         }

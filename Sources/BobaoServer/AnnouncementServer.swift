@@ -23,25 +23,40 @@ public final class AnnouncementServer: Sendable {
         speaker = Speaker(
             board: board, synthesizer: synthesizer, player: player, parameters: configuration.speech, log: log)
         let board = self.board
-        listener = try LineListener(address: configuration.listen, maximumLineBytes: configuration.maximumLineBytes) {
-            request, peer in
-            switch request {
-            case .blank:
-                return nil
-            case .invalid(let refusal):
-                log("refused a line from \(peer): \(refusal.code)")
-                return LineProtocol.error(refusal)
-            case .announce(let text):
-                switch board.submit(text) {
-                case .success(let announcement):
-                    log("accepted #\(announcement.id) from \(peer): \(EventLog.quote(text))")
-                    return LineProtocol.ok(id: announcement.id)
-                case .failure(let refusal):
-                    log("refused a line from \(peer): \(refusal.code)")
-                    return LineProtocol.error(refusal)
+        listener = try LineListener(
+            address: configuration.listen, maximumLineBytes: configuration.maximumLineBytes,
+            onLine: { request, client in
+                switch request {
+                case .blank:
+                    return nil
+                case .invalid(let refusal):
+                    return Self.refuse(refusal, client: client, log: log)
+                case .announce(let text):
+                    switch board.submit(text) {
+                    case .success(let announcement):
+                        log("accepted #\(announcement.id) from \(client.peer): \(EventLog.quote(text))")
+                        return LineProtocol.ok(id: announcement.id)
+                    case .failure(let refusal):
+                        return Self.refuse(refusal, client: client, log: log)
+                    }
                 }
-            }
+            },
+            onClose: { client in
+                let repeated = client.refusals.filter { $0.value > 1 }.sorted { $0.key < $1.key }
+                guard !repeated.isEmpty else { return }
+                let summary = repeated.map { "\($0.value - 1) more \($0.key)" }.joined(separator: ", ")
+                log("refused from \(client.peer), not logged one by one: \(summary)")
+            })
+    }
+
+    /// Logs the first refusal of each kind per connection; the rest are counted and summed up when the
+    /// connection ends, so a flood of bad lines cannot flood the log.
+    private static func refuse(_ refusal: LineProtocol.Refusal, client: Client, log: EventLog) -> String {
+        client.refusals[refusal.code, default: 0] += 1
+        if client.refusals[refusal.code] == 1 {
+            log("refused a line from \(client.peer): \(refusal.code) (\(refusal.reason))")
         }
+        return LineProtocol.error(refusal)
     }
 
     /// `host:port` actually bound.

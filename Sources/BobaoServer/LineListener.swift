@@ -22,20 +22,24 @@ public final class LineListener: @unchecked Sendable {
     private var connections: [Int32: Connection] = [:]
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
     private let maximumLineBytes: Int
-    private let onLine: (LineProtocol.Request, String) -> String?
+    private let onLine: (LineProtocol.Request, Client) -> String?
+    private let onClose: (Client) -> Void
 
     static let outputHighWater = 64 * 1024
     static let outputLowWater = 16 * 1024
 
     /// Binds and listens at once, so `boundAddress` is known (port 0 picks a free port).
-    /// - Parameter onLine: called on the listener thread for every line with the peer's address; returns
-    ///   the reply to send, or nil for none.
+    /// - Parameters:
+    ///   - onLine: called on the listener thread for every line; returns the reply to send, or nil for none.
+    ///   - onClose: called on the listener thread when a client's connection ends.
     public init(
         address: ListenAddress, maximumLineBytes: Int = 4096,
-        onLine: @escaping (LineProtocol.Request, String) -> String?
+        onLine: @escaping (LineProtocol.Request, Client) -> String?,
+        onClose: @escaping (Client) -> Void = { _ in }
     ) throws {
         self.maximumLineBytes = maximumLineBytes
         self.onLine = onLine
+        self.onClose = onClose
         Posix.raiseDescriptorLimit()
         let socketAddress = try SocketAddress(host: address.host, port: address.port)
         let fd = try Posix.call("socket") {
@@ -92,8 +96,6 @@ public final class LineListener: @unchecked Sendable {
         stopped.wait()
     }
 
-    public var connectionCount: Int { connections.count }
-
     // MARK: The loop
 
     private func run() {
@@ -115,8 +117,7 @@ public final class LineListener: @unchecked Sendable {
                 }
             }
         }
-        for connection in connections.values { close(connection.fd) }
-        connections.removeAll()
+        for connection in Array(connections.values) { drop(connection) }
         close(listenFD)
         close(epollFD)
         close(wakeFD)
@@ -138,7 +139,7 @@ public final class LineListener: @unchecked Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             let connection = Connection(
-                fd: fd, peer: SocketAddress(storage: storage, length: length).description,
+                fd: fd, client: Client(peer: SocketAddress(storage: storage, length: length).description),
                 framer: LineFramer(maximumLineBytes: maximumLineBytes))
             do {
                 try watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, operation: EPOLL_CTL_ADD)
@@ -184,7 +185,7 @@ public final class LineListener: @unchecked Sendable {
             case .line(let bytes): request = LineProtocol.parse(bytes)
             case .tooLong: request = .invalid(.tooLong(limit: maximumLineBytes))
             }
-            if let reply = onLine(request, connection.peer) {
+            if let reply = onLine(request, connection.client) {
                 connection.output.append(contentsOf: reply.utf8)
             }
         }
@@ -233,13 +234,26 @@ public final class LineListener: @unchecked Sendable {
     private func drop(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.fd) != nil else { return }
         close(connection.fd)
+        onClose(connection.client)
     }
 }
 
-/// One client's state; confined to the listener thread.
+/// What the server's handlers know of a client; used on the listener thread only.
+public final class Client {
+    /// `host:port` of the peer.
+    public let peer: String
+    /// Refused lines by refusal code, for a summary when the connection ends.
+    public var refusals: [String: Int] = [:]
+
+    init(peer: String) {
+        self.peer = peer
+    }
+}
+
+/// One connection's state; confined to the listener thread.
 private final class Connection {
     let fd: Int32
-    let peer: String
+    let client: Client
     var framer: LineFramer
     var output: [UInt8] = []
     var outputOffset = 0
@@ -247,9 +261,9 @@ private final class Connection {
     var readingPaused = false
     var watched = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
-    init(fd: Int32, peer: String, framer: LineFramer) {
+    init(fd: Int32, client: Client, framer: LineFramer) {
         self.fd = fd
-        self.peer = peer
+        self.client = client
         self.framer = framer
     }
 

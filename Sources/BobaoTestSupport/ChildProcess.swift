@@ -36,40 +36,43 @@ public func findProgram(_ name: String) -> String? {
 public func runProgram(
     _ program: String, _ arguments: [String], environment: [String: String] = [:], input: Data? = nil
 ) throws -> ProgramResult {
-    guard let path = findProgram(program) else { throw ProgramError.notFound(program) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe(), err = Pipe(), inPipe = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = inPipe
-    try process.run()
-    if let input { inPipe.fileHandleForWriting.write(input) }
-    try inPipe.fileHandleForWriting.close()
-    // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
-    let errorData = ErrorCollector(err.fileHandleForReading)
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProgramResult(status: process.terminationStatus, stdout: outData, stderr: errorData.text())
+    let child = try Subprocess(program, arguments, environment: environment, pipeInput: true)
+    let inputHandle = child.standardInput!
+    // Read both outputs while writing, so a chatty child never blocks on a full pipe.
+    let errorData = ErrorCollector(child.standardError!)
+    let outputData = ErrorCollector(child.standardOutput!)
+    if let input { try? inputHandle.write(contentsOf: input) }
+    try inputHandle.close()
+    let status = child.wait() ?? -1
+    return ProgramResult(status: status, stdout: outputData.data(), stderr: errorData.text())
 }
 
 /// Drains a pipe on its own thread.
 final class ErrorCollector: @unchecked Sendable {
     // Written by the reader thread before `done` is signalled, read after it.
-    private var data = Data()
+    private var collected = Data()
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
         Thread { [self] in
-            data = handle.readDataToEndOfFile()
+            collected = handle.readDataToEndOfFile()
             done.signal()
         }.start()
     }
 
-    func text() -> String {
+    func data() -> Data {
         done.wait()
-        return String(decoding: data, as: UTF8.self)
+        done.signal()
+        return collected
     }
+
+    func text() -> String { String(decoding: data(), as: UTF8.self) }
+}
+
+/// Raises this process's descriptor limit to the hard limit, for tests that open many sockets.
+public func raiseDescriptorLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }

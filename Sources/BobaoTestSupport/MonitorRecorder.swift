@@ -3,17 +3,13 @@ import Foundation
 /// Records what reaches a sink, from its monitor source, with `parec`, as 16-bit mono PCM.
 ///
 /// `init` returns once the record stream exists (parec's verbose "Stream successfully created" line), so
-/// nothing played after it is missed. Each arriving chunk wakes `waitUntil`.
+/// nothing played after it is missed. Each arriving chunk wakes `waitUntil`. parec stops when the recorder
+/// is stopped or released.
 public final class MonitorRecorder: @unchecked Sendable {
-    // `buffer`, `finished` and `streamReady` are guarded by `condition`; `process` is touched only by the
-    // creating thread in `init` and `stop`.
-    private let condition = NSCondition()
-    private var buffer: [Int16] = []
-    private var pendingByte: UInt8?
-    private var finished = false
-    private var streamReady = false
-    private var stderrText = ""
-    private let process = Process()
+    // `process` is touched only by the creating thread in `init`, `stop` and `deinit`; the reader threads
+    // hold only `state`, so they never keep the recorder (and parec) alive.
+    private let state = RecordingState()
+    private let process: Subprocess
     public let sampleRate: Int
 
     /// - Parameters:
@@ -21,33 +17,79 @@ public final class MonitorRecorder: @unchecked Sendable {
     ///   - sinkName: the sink whose monitor is recorded.
     public init(address: String, sinkName: String, sampleRate: Int = 22050, latencyMilliseconds: Int = 20) throws {
         self.sampleRate = sampleRate
-        guard let parec = findProgram("parec") else { throw ProgramError.notFound("parec") }
-        process.executableURL = URL(fileURLWithPath: parec)
-        process.arguments = [
+        process = try Subprocess("parec", [
             "-v", "-d", "\(sinkName).monitor", "--raw", "--format=s16le", "--rate=\(sampleRate)", "--channels=1",
             "--latency-msec=\(latencyMilliseconds)",
-        ]
-        process.environment = ProcessInfo.processInfo.environment.merging(["PULSE_SERVER": address]) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdoutHandle = out.fileHandleForReading, stderrHandle = err.fileHandleForReading
-        Thread { [self] in readSamples(stdoutHandle) }.start()
-        Thread { [self] in readMessages(stderrHandle) }.start()
-        condition.lock()
+        ], environment: ["PULSE_SERVER": address])
+        let stdoutHandle = process.standardOutput!, stderrHandle = process.standardError!
+        let state = self.state
+        Thread { state.readSamples(stdoutHandle) }.start()
+        Thread { state.readMessages(stderrHandle) }.start()
+        state.condition.lock()
         let deadline = Date().addingTimeInterval(10)
-        while !streamReady && !finished && condition.wait(until: deadline) {}
-        let ready = streamReady, messages = stderrText
-        condition.unlock()
+        while !state.streamReady && !state.finished && state.condition.wait(until: deadline) {}
+        let ready = state.streamReady, messages = state.stderrText
+        state.condition.unlock()
         guard ready else {
-            process.terminate()
+            process.signal(SIGTERM)
             throw ProgramError.failed("parec", ProgramResult(status: -1, stdout: Data(), stderr: messages))
         }
     }
 
-    private func readSamples(_ handle: FileHandle) {
+    /// Everything recorded so far.
+    public var samples: [Int16] {
+        state.condition.lock()
+        defer { state.condition.unlock() }
+        return state.buffer
+    }
+
+    /// Waits, waking on every recorded chunk, until `predicate` holds for the recording or `timeout`
+    /// seconds pass. Returns whether it held.
+    @discardableResult
+    public func waitUntil(timeout: Double, _ predicate: ([Int16]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        state.condition.lock()
+        defer { state.condition.unlock() }
+        while !predicate(state.buffer) {
+            if state.finished || !state.condition.wait(until: deadline) { return predicate(state.buffer) }
+        }
+        return true
+    }
+
+    /// Waits until `seconds` more of audio have been recorded.
+    public func record(seconds: Double) {
+        let target = samples.count + Int(seconds * Double(sampleRate))
+        waitUntil(timeout: seconds * 3 + 5) { $0.count >= target }
+    }
+
+    /// Stops recording and returns everything recorded.
+    public func stop() -> [Int16] {
+        process.signal(SIGTERM)
+        process.wait()
+        state.condition.lock()
+        while !state.finished { state.condition.wait() }
+        defer { state.condition.unlock() }
+        return state.buffer
+    }
+
+    /// The recording analysed.
+    public var analysis: SignalAnalysis { SignalAnalysis(samples, sampleRate: sampleRate) }
+
+    deinit {
+        process.signal(SIGTERM)
+    }
+}
+
+/// What the reader threads fill; guarded by `condition`.
+private final class RecordingState: @unchecked Sendable {
+    let condition = NSCondition()
+    var buffer: [Int16] = []
+    var pendingByte: UInt8?
+    var finished = false
+    var streamReady = false
+    var stderrText = ""
+
+    func readSamples(_ handle: FileHandle) {
         while true {
             let data = handle.availableData
             condition.lock()
@@ -69,7 +111,7 @@ public final class MonitorRecorder: @unchecked Sendable {
         }
     }
 
-    private func readMessages(_ handle: FileHandle) {
+    func readMessages(_ handle: FileHandle) {
         while true {
             let data = handle.availableData
             if data.isEmpty { return }
@@ -79,48 +121,5 @@ public final class MonitorRecorder: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-    }
-
-    /// Everything recorded so far.
-    public var samples: [Int16] {
-        condition.lock()
-        defer { condition.unlock() }
-        return buffer
-    }
-
-    /// Waits, waking on every recorded chunk, until `predicate` holds for the recording or `timeout`
-    /// seconds pass. Returns whether it held.
-    @discardableResult
-    public func waitUntil(timeout: Double, _ predicate: ([Int16]) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while !predicate(buffer) {
-            if finished || !condition.wait(until: deadline) { return predicate(buffer) }
-        }
-        return true
-    }
-
-    /// Waits until `seconds` more of audio have been recorded.
-    public func record(seconds: Double) {
-        let target = samples.count + Int(seconds * Double(sampleRate))
-        waitUntil(timeout: seconds * 3 + 5) { $0.count >= target }
-    }
-
-    /// Stops recording and returns everything recorded.
-    public func stop() -> [Int16] {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        condition.lock()
-        while !finished { condition.wait() }
-        defer { condition.unlock() }
-        return buffer
-    }
-
-    /// The recording analysed.
-    public var analysis: SignalAnalysis { SignalAnalysis(samples, sampleRate: sampleRate) }
-
-    deinit {
-        if process.isRunning { process.terminate() }
     }
 }

@@ -1,100 +1,110 @@
 import Foundation
 
 /// A `bobao serve` process started for a test: on port 0, against a given sound server, with its log
-/// collected. `init` returns once it has printed the address it bound.
+/// collected. `init` returns once it has printed the address it bound. A server the test did not stop is
+/// killed when the `ServerProcess` is released.
 public final class ServerProcess: @unchecked Sendable {
-    // `log` and `address` are guarded by `condition`; `process` is used by the creating thread only.
-    private let process = Process()
-    private let condition = NSCondition()
-    private var logText = ""
-    private var stdoutText = ""
-    private var exited = false
-    public private(set) var host = "127.0.0.1"
-    public private(set) var port: UInt16 = 0
+    // `process` is used by the creating thread only; the reader threads and the termination handler hold
+    // only `output`, so they never keep the server alive.
+    private let process: Subprocess
+    private let output = ServerOutput()
+    public let host = "127.0.0.1"
+    public let port: UInt16
 
     public init(arguments: [String] = [], pulseServer: String?, environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: BobaoBinary.path)
-        process.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments
-        var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        var env = environment
         if let pulseServer { env["PULSE_SERVER"] = pulseServer }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        process.terminationHandler = { [self] _ in
-            condition.lock()
-            exited = true
-            condition.broadcast()
-            condition.unlock()
-        }
-        try process.run()
-        collect(out.fileHandleForReading) { $0.stdoutText += $1 }
-        collect(err.fileHandleForReading) { $0.logText += $1 }
-        let listening = waitFor(timeout: 30) { $0.stdoutText.contains("\n") }
-        guard listening, let line = stdoutText.split(separator: "\n").first, line.hasPrefix("listening on "),
-              let colon = line.lastIndex(of: ":"), let port = UInt16(line[line.index(after: colon)...]) else {
-            process.terminate()
-            throw ProgramError.failed("bobao serve", ProgramResult(status: -1, stdout: Data(stdoutText.utf8), stderr: log))
+        process = try Subprocess(BobaoBinary.path, ["serve", "--listen", "127.0.0.1:0"] + arguments, environment: env)
+        let output = self.output, process = self.process
+        Thread {
+            process.wait()
+            output.update { $0.exited = true }
+        }.start()
+        output.collect(process.standardOutput!) { $0.stdout += $1 }
+        output.collect(process.standardError!) { $0.log += $1 }
+        let listening = output.waitFor(timeout: 30) { $0.stdout.contains("\n") || $0.exited }
+        let firstLine = output.read { $0.stdout.split(separator: "\n").first.map(String.init) } ?? ""
+        guard listening, firstLine.hasPrefix("listening on "), let colon = firstLine.lastIndex(of: ":"),
+              let port = UInt16(firstLine[firstLine.index(after: colon)...]) else {
+            process.signal(SIGKILL)
+            throw ProgramError.failed("bobao serve", ProgramResult(
+                status: -1, stdout: Data(firstLine.utf8), stderr: output.read { $0.log }))
         }
         self.port = port
     }
 
-    private func collect(_ handle: FileHandle, _ append: @escaping @Sendable (ServerProcess, String) -> Void) {
-        Thread { [self] in
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { return }
-                condition.lock()
-                append(self, String(decoding: data, as: UTF8.self))
-                condition.broadcast()
-                condition.unlock()
-            }
-        }.start()
-    }
-
-    /// Waits, waking on every log write, until `predicate` holds or `timeout` passes.
+    /// Waits, waking on every log write, until `predicate` holds for the log or `timeout` passes.
     @discardableResult
-    public func waitFor(timeout: Double, _ predicate: (ServerProcess) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while !predicate(self) {
-            if !condition.wait(until: deadline) { return predicate(self) }
-        }
-        return true
+    public func waitFor(timeout: Double, _ predicate: (String) -> Bool) -> Bool {
+        output.waitFor(timeout: timeout) { predicate($0.log) }
     }
 
-    /// Waits until the log has a line containing `text`.
+    /// Waits until the log contains `text`.
     @discardableResult
     public func waitForLog(_ text: String, timeout: Double = 30) -> Bool {
-        waitFor(timeout: timeout) { $0.logText.contains(text) }
+        waitFor(timeout: timeout) { $0.contains(text) }
     }
 
     /// Everything the server has logged so far.
-    public var log: String {
-        condition.lock()
-        defer { condition.unlock() }
-        return logText
-    }
+    public var log: String { output.read { $0.log } }
 
     public var address: String { "\(host):\(port)" }
 
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
 
     /// Sends `signal` and waits for the exit; returns the exit status (or -1 on timeout).
     @discardableResult
     public func stop(signal: Int32 = SIGTERM, timeout: Double = 60) -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        guard waitFor(timeout: timeout, { $0.exited }) else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.signal(signal)
+        return process.wait(timeout: timeout) ?? -1
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        process.signal(SIGKILL)
+    }
+}
+
+/// The server's output and exit, guarded by `condition`.
+private final class ServerOutput: @unchecked Sendable {
+    struct Text {
+        var stdout = ""
+        var log = ""
+        var exited = false
+    }
+
+    private let condition = NSCondition()
+    private var text = Text()
+
+    func update(_ change: (inout Text) -> Void) {
+        condition.lock()
+        change(&text)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func read<T>(_ body: (Text) -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body(text)
+    }
+
+    func waitFor(timeout: Double, _ predicate: (Text) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !predicate(text) {
+            if !condition.wait(until: deadline) { return predicate(text) }
         }
+        return true
+    }
+
+    func collect(_ handle: FileHandle, _ append: @escaping @Sendable (inout Text, String) -> Void) {
+        Thread { [self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { return }
+                update { append(&$0, String(decoding: data, as: UTF8.self)) }
+            }
+        }.start()
     }
 }

@@ -177,7 +177,7 @@ def main():
     log("speech-dispatcher idle for %g s" % IDLE_SECONDS)
     own, pulse = idle_cpu(lambda: [dispatcher.process.pid], IDLE_SECONDS)
     figures["spd_idle"] = (own, pulse - pulse_alone)
-    figures["spd_rss"] = sum(proc.rss_mib(p) for p in proc.tree(dispatcher.process.pid))
+    figures["spd_rss"] = proc.tree_rss_mib(dispatcher.process.pid)
     dispatcher.stop()
 
     monitor = Monitor(SINK)

@@ -49,5 +49,17 @@ def rss_mib(pid):
     return float("nan")
 
 
+def tree_rss_mib(pid):
+    total = 0.0
+    for p in tree(pid):
+        try:
+            rss = rss_mib(p)
+        except OSError:
+            continue
+        if rss == rss:  # zombies have no VmRSS line
+            total += rss
+    return total
+
+
 def open_descriptors(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
