@@ -51,15 +51,18 @@ public final class Speaker: Sendable {
         current.withLock { $0 = announcement }
         defer { current.withLock { $0 = nil } }
         guard let utterance = player.beginUtterance() else {
-            log("#\(announcement.id) not spoken: the player stopped")
+            log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))")
             return false
         }
         let started = WallClock.monotonicSeconds()
-        log("speaking #\(announcement.id) \(EventLog.quote(announcement.text))")
+        // Numbers become words before eSpeak sees them; the log shows both when they differ.
+        let spoken = TextNormalizer.standard.normalize(announcement.text)
+        let shown = spoken == announcement.text ? "" : " as \(EventLog.quote(spoken))"
+        log("speaking #\(announcement.id) \(EventLog.quote(announcement.text))\(shown)")
         let player = self.player, synthesizer = self.synthesizer
         let outcome: SynthesisOutcome
         do {
-            outcome = try synthesizer.synthesize(announcement.text, parameters: parameters) { event in
+            outcome = try synthesizer.synthesize(spoken, parameters: parameters) { event in
                 switch event {
                 case .audio(let samples):
                     if !player.write(samples, for: utterance) { synthesizer.cancel() }

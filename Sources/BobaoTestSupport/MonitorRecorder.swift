@@ -2,8 +2,8 @@ import Foundation
 
 /// Records what reaches a sink, from its monitor source, with `parec`, as 16-bit mono PCM.
 ///
-/// `init` returns once the record stream exists (parec's verbose "Stream successfully created" line), so
-/// nothing played after it is missed. Each arriving chunk wakes `waitUntil`. parec stops when the recorder
+/// `init` returns once the record stream exists (parec's verbose "Stream successfully created" line) and
+/// audio flows from it, so nothing played after it is missed. Each arriving chunk wakes `waitUntil`. parec stops when the recorder
 /// is stopped or released.
 public final class MonitorRecorder: @unchecked Sendable {
     // `process` is touched only by the creating thread in `init`, `stop` and `deinit`; the reader threads
@@ -33,6 +33,13 @@ public final class MonitorRecorder: @unchecked Sendable {
         guard ready else {
             process.signal(SIGTERM)
             throw ProgramError.failed("parec", ProgramResult(status: -1, stdout: Data(), stderr: messages))
+        }
+        // Ready means audio is flowing: a monitor that has just attached may deliver nothing until the
+        // sink's next render, and speech that starts in that gap would be heard only in part.
+        let flowing = waitUntil(timeout: 10) { $0.count >= sampleRate / 10 }
+        guard flowing else {
+            process.signal(SIGTERM)
+            throw ProgramError.failed("parec", ProgramResult(status: -1, stdout: Data(), stderr: "no audio from \(sinkName).monitor"))
         }
     }
 

@@ -28,7 +28,8 @@ enum RenderCommand {
         let synthesizer = try EspeakSynthesizer.shared()
         let collected = Mutex<[Int16]>([])
         do {
-            try synthesizer.synthesize(text, parameters: parameters) { event in
+            // The same words the server would say: numbers, money, dates and times spelled out.
+            try synthesizer.synthesize(TextNormalizer.standard.normalize(text), parameters: parameters) { event in
                 if case .audio(let samples) = event { collected.withLock { $0.append(contentsOf: samples) } }
             }
         } catch {

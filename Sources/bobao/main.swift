@@ -7,6 +7,7 @@ let usage = """
       serve      run the announcement server (TCP lines in, speech out)
       say        send announcements to a running server
       render     synthesize TEXT to a WAV file
+      normalize  print TEXT as it will be said (numbers, money, dates, times … in words)
       voices     list Bobao's voices and eSpeak NG's built-in ones
       phonemes   print the phonemes eSpeak would speak for TEXT
     Run `bobao COMMAND --help` for a command's options.
@@ -21,6 +22,7 @@ do {
     case "render": try RenderCommand.run(arguments)
     case "voices": try VoicesCommand.run(arguments)
     case "phonemes": try PhonemesCommand.run(arguments)
+    case "normalize": try NormalizeCommand.run(arguments)
     case "help", "--help", "-h": print(usage)
     default: throw CommandError.usage("unknown command '\(command)'\n\(usage)")
     }

@@ -65,6 +65,20 @@ extension SoundSuites {
             #expect(server.stop() == 0)
         }
 
+        @Test func numbersAreSpokenAsWords() throws {
+            let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
+            let server = try ServerProcess(pulseServer: sound.address)
+            #expect(try send("收款128.50元\n", to: server) == ["OK 1"])
+            #expect(server.waitForLog("spoke #1"))
+            #expect(server.log.contains("speaking #1 \"收款128.50元\" as \"收款一百二十八点五元\""))
+            // And what was heard lasts as long as those words take to say.
+            let segments = waitForUtterances(1, in: recorder)
+            let words = try renderedSoundingDuration("收款一百二十八点五元")
+            #expect(segments.count == 1)
+            #expect(abs(recorder.analysis.soundingDuration() - words) < 0.15 * words)
+            #expect(server.stop() == 0)
+        }
+
         @Test func threeLinesAreThreeUtterancesInOrderNoneCut() throws {
             let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
             let server = try ServerProcess(pulseServer: sound.address)

@@ -42,7 +42,8 @@ public enum ChineseNumerals {
             // A group under 1000 after a higher group skips its leading places: 零.
             if !out.isEmpty && (pendingZero || group < 1000) { out += "零" }
             pendingZero = false
-            out += smallGroup(group, leading: out.isEmpty)
+            // 2 alone before 万 or 亿 at the start: 两万, 两亿.
+            out += group == 2 && index > 0 && out.isEmpty ? "两" : smallGroup(group, leading: out.isEmpty)
             out += groupNames[index]
         }
         return out
