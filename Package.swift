@@ -22,14 +22,16 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
 
-        /// epoll, eventfd and thread names, which the Glibc module does not export (headers only).
+        /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
         .systemLibrary(name: "CLinux"),
 
         // MARK: Bobao's own modules.
         /// Pure logic with no I/O: WAV encoding, line framing, the announcement queue, replies.
         .target(name: "BobaoCore"),
         /// Threads and standard streams without Foundation (which would bring ICU into the server's memory).
-        .target(name: "BobaoPlatform", dependencies: ["CLinux"]),
+        .target(name: "BobaoPlatform", dependencies: ["CPlatformSupport"]),
+        /// The GNU thread-naming call, compiled in C with _GNU_SOURCE kept to itself.
+        .target(name: "CPlatformSupport"),
         /// eSpeak NG in process: the engine thread, the synthesizer, voice lookup.
         .target(name: "BobaoSpeech", dependencies: ["BobaoCore", "BobaoPlatform", "CEspeakNG"]),
         /// The PulseAudio keep-alive player.

@@ -1,4 +1,4 @@
-import CLinux
+import CPlatformSupport
 #if canImport(Glibc)
 import Glibc
 #endif

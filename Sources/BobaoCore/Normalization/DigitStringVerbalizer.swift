@@ -14,6 +14,9 @@ struct DigitStringVerbalizer: Verbalizer {
         "取餐码", "取货码", "批号", "序号", "代码", "No.", "NO.", "no.", "#",
     ])
 
+    /// Room numbers are read digit by digit: 501室 五零一室.
+    static let roomWords = Lexicon.words(["室", "房", "房间"])
+
     func verbalize(_ span: NumericSpan, in context: SpanContext) -> Verbalization? {
         let digitCount = span.groups.reduce(0) { $0 + $1.utf8.count }
         let leadingZero = span.groups[0].utf8.first == UInt8(ascii: "0")
@@ -30,6 +33,7 @@ struct DigitStringVerbalizer: Verbalizer {
         if context.cued(by: Self.phoneCues) && (span.isPlainInteger || allDigitGroups) { return phone(span) }
         if context.cued(by: Self.codeCues) && (span.isPlainInteger || allDigitGroups) { return code(span) }
         guard span.isPlainInteger else { return nil }
+        if span.groups[0].utf8.count >= 3, context.following(Self.roomWords) != nil { return code(span) }
         // Letters right before the digits make a code: A012, B3, K1234.
         if let previous = context.previous, previous.isASCII, previous.properties.isAlphabetic { return code(span) }
         // A leading zero is never counted: 007, 0123.
