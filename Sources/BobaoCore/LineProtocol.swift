@@ -29,6 +29,15 @@ public enum LineProtocol {
             Refusal(code: "queue-full", reason: "\(capacity) announcements are already waiting; try again later")
         }
         public static let shuttingDown = Refusal(code: "shutting-down", reason: "the server is stopping")
+        public static func busy(limit: Int) -> Refusal {
+            Refusal(code: "busy", reason: "\(limit) connections are open already; try again later")
+        }
+        public static func idle(seconds: Double) -> Refusal {
+            Refusal(code: "idle", reason: "closing after \(Int(seconds)) s without a line")
+        }
+        public static func rateLimited(perSecond: Double) -> Refusal {
+            Refusal(code: "rate-limited", reason: "more than \(Int(perSecond)) lines a second from this address")
+        }
     }
 
     /// Parses one line (terminator already removed).

@@ -1,7 +1,14 @@
 import BobaoAudio
 import BobaoCore
+import BobaoPlatform
 import BobaoSpeech
 import Glibc
+
+/// The per-peer rate limiter, used on the listener thread only.
+private final class RateLimits {
+    var limiter: RateLimiter
+    init(_ limiter: RateLimiter) { self.limiter = limiter }
+}
 
 /// The whole pipeline: TCP listener → announcement queue → speaker → keep-alive player → PulseAudio.
 public final class AnnouncementServer: Sendable {
@@ -23,8 +30,11 @@ public final class AnnouncementServer: Sendable {
         speaker = Speaker(
             board: board, synthesizer: synthesizer, player: player, parameters: configuration.speech, log: log)
         let board = self.board
+        let rates = RateLimits(RateLimiter(
+            perSecond: configuration.linesPerSecondPerPeer, burst: configuration.burstPerPeer))
         listener = try LineListener(
             address: configuration.listen, maximumLineBytes: configuration.maximumLineBytes,
+            maximumConnections: configuration.maximumConnections, idleTimeout: configuration.idleTimeoutSeconds,
             onLine: { request, client in
                 switch request {
                 case .blank:
@@ -32,6 +42,9 @@ public final class AnnouncementServer: Sendable {
                 case .invalid(let refusal):
                     return Self.refuse(refusal, client: client, log: log)
                 case .announce(let text):
+                    guard rates.limiter.allow(client.host, now: WallClock.monotonicSeconds()) else {
+                        return Self.refuse(.rateLimited(perSecond: rates.limiter.perSecond), client: client, log: log)
+                    }
                     switch board.submit(text) {
                     case .success(let announcement):
                         log("accepted #\(announcement.id) from \(client.peer): \(EventLog.quote(text))")
@@ -41,7 +54,9 @@ public final class AnnouncementServer: Sendable {
                     }
                 }
             },
+            onBusy: { peer in log("refused a connection from \(peer): busy") },
             onClose: { client in
+                if client.closedIdle { log("closed \(client.peer): idle for \(Int(configuration.idleTimeoutSeconds)) s") }
                 let repeated = client.refusals.filter { $0.value > 1 }.sorted { $0.key < $1.key }
                 guard !repeated.isEmpty else { return }
                 let summary = repeated.map { "\($0.value - 1) more \($0.key)" }.joined(separator: ", ")

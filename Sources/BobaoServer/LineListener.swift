@@ -22,8 +22,12 @@ public final class LineListener: @unchecked Sendable {
     private var connections: [Int32: Connection] = [:]
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
     private let maximumLineBytes: Int
+    private let maximumConnections: Int
+    private let idleTimeout: Double
+    private var lastSweep = 0.0
     private let onLine: (LineProtocol.Request, Client) -> String?
     private let onClose: (Client) -> Void
+    private let onBusy: (String) -> Void
 
     static let outputHighWater = 64 * 1024
     static let outputLowWater = 16 * 1024
@@ -31,13 +35,21 @@ public final class LineListener: @unchecked Sendable {
     /// Binds and listens at once, so `boundAddress` is known (port 0 picks a free port).
     /// - Parameters:
     ///   - onLine: called on the listener thread for every line; returns the reply to send, or nil for none.
+    ///   - onBusy: called with the peer's address when a connection is refused for the connection limit.
     ///   - onClose: called on the listener thread when a client's connection ends.
+    ///   - maximumConnections: beyond this, a new client is answered `ERR busy` and closed.
+    ///   - idleTimeout: seconds without a byte from a client before its connection is closed.
     public init(
-        address: ListenAddress, maximumLineBytes: Int = 4096,
+        address: ListenAddress, maximumLineBytes: Int = 4096, maximumConnections: Int = 512,
+        idleTimeout: Double = 60,
         onLine: @escaping (LineProtocol.Request, Client) -> String?,
+        onBusy: @escaping (String) -> Void = { _ in },
         onClose: @escaping (Client) -> Void = { _ in }
     ) throws {
+        self.onBusy = onBusy
         self.maximumLineBytes = maximumLineBytes
+        self.maximumConnections = maximumConnections
+        self.idleTimeout = idleTimeout
         self.onLine = onLine
         self.onClose = onClose
         Posix.raiseDescriptorLimit()
@@ -103,7 +115,9 @@ public final class LineListener: @unchecked Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            let count = epoll_wait(epollFD, events, Int32(capacity), -1)
+            // Wake at least once a second while clients are connected, to close idle ones.
+            let count = epoll_wait(epollFD, events, Int32(capacity), connections.isEmpty ? -1 : 1000)
+            closeIdleConnections()
             if count < 0 { continue }  // EINTR
             for index in 0..<Int(count) {
                 let fd = events[index].data.fd
@@ -113,6 +127,7 @@ public final class LineListener: @unchecked Sendable {
                 } else if fd == wakeFD {
                     continue
                 } else if let connection = connections[fd] {
+                    connection.lastActivity = WallClock.monotonicSeconds()
                     service(connection, flags: flags)
                 }
             }
@@ -138,15 +153,38 @@ public final class LineListener: @unchecked Sendable {
             // Bobao never forks, so setting these after accept leaves no window that matters.
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            let address = SocketAddress(storage: storage, length: length)
+            guard connections.count < maximumConnections else {
+                // Best effort: a fresh socket's buffer takes one short line.
+                let reply = LineProtocol.error(.busy(limit: maximumConnections))
+                _ = reply.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                close(fd)
+                onBusy(address.description)
+                continue
+            }
             let connection = Connection(
-                fd: fd, client: Client(peer: SocketAddress(storage: storage, length: length).description),
+                fd: fd, client: Client(peer: address.description, host: address.host),
                 framer: LineFramer(maximumLineBytes: maximumLineBytes))
+            connection.lastActivity = WallClock.monotonicSeconds()
             do {
                 try watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, operation: EPOLL_CTL_ADD)
                 connections[fd] = connection
             } catch {
                 close(fd)
             }
+        }
+    }
+
+    /// Closes connections that sent nothing for `idleTimeout`, telling them why. Runs at most once a second.
+    private func closeIdleConnections() {
+        let now = WallClock.monotonicSeconds()
+        guard now - lastSweep >= 1 else { return }
+        lastSweep = now
+        for connection in Array(connections.values) where now - connection.lastActivity >= idleTimeout {
+            let reply = LineProtocol.error(.idle(seconds: idleTimeout))
+            _ = reply.withCString { send(connection.fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            connection.client.closedIdle = true
+            drop(connection)
         }
     }
 
@@ -242,11 +280,16 @@ public final class LineListener: @unchecked Sendable {
 public final class Client {
     /// `host:port` of the peer.
     public let peer: String
+    /// The peer's address without the port, for limits that apply per machine.
+    public let host: String
     /// Refused lines by refusal code, for a summary when the connection ends.
     public var refusals: [String: Int] = [:]
+    /// Whether Bobao closed the connection for idleness.
+    public var closedIdle = false
 
-    init(peer: String) {
+    init(peer: String, host: String) {
         self.peer = peer
+        self.host = host
     }
 }
 
@@ -260,6 +303,7 @@ private final class Connection {
     var readClosed = false
     var readingPaused = false
     var watched = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+    var lastActivity = 0.0
 
     init(fd: Int32, client: Client, framer: LineFramer) {
         self.fd = fd

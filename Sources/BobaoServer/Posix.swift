@@ -71,6 +71,13 @@ struct SocketAddress {
         self.length = length
     }
 
+    /// The address without the port.
+    var host: String {
+        let text = description
+        guard let colon = text.lastIndex(of: ":") else { return text }
+        return String(text[..<colon].filter { $0 != "[" && $0 != "]" })
+    }
+
     /// `host:port` (IPv6 in brackets).
     var description: String {
         var copy = storage

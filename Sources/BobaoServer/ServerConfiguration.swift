@@ -11,6 +11,14 @@ public struct ServerConfiguration: Sendable {
     public var queueCapacity = 256
     /// The longest line accepted, in bytes.
     public var maximumLineBytes = 4096
+    /// Open connections at most; the next one is answered `ERR busy` and closed.
+    public var maximumConnections = 512
+    /// A connection that sends nothing for this long is closed.
+    public var idleTimeoutSeconds = 60.0
+    /// Lines a second one peer address may send after its burst; 0 turns the limit off.
+    public var linesPerSecondPerPeer = 20.0
+    /// Lines one peer address may send at once.
+    public var burstPerPeer = 40.0
     /// The PulseAudio side: sink, buffer sizes, gap, reconnection backoff.
     public var player = PlayerConfiguration()
 

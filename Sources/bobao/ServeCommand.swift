@@ -9,10 +9,15 @@ enum ServeCommand {
     static let usage = """
         usage: bobao serve [--listen HOST:PORT] [--voice NAME] [--rate WPM] [--pitch 0-99] [--volume 0-200]
                            [--sink NAME] [--queue N] [--max-line BYTES] [--gap MS] [--media-role ROLE]
+                           [--max-connections N] [--idle-timeout SECONDS] [--line-rate LINES/S] [--line-burst LINES]
           --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
           --sink     PulseAudio sink to play on (default: the sound server's default sink)
           --queue    announcements that may wait before lines are refused (default 256)
           --gap      silence between announcements in milliseconds (default 300)
+          --max-connections  open connections at most; the next gets ERR busy (default 512)
+          --idle-timeout     close a connection after this many seconds without a line (default 60)
+          --line-rate, --line-burst  lines a second per client address after a burst (default 20 after 40;
+                             a rate of 0 turns the limit off)
         """
 
     static func run(_ arguments: [String]) throws {
@@ -26,7 +31,10 @@ enum ServeCommand {
         signal(SIGPIPE, SIG_IGN)
 
         let args = try Arguments(
-            arguments, valued: Arguments.speechOptions.union(["listen", "sink", "queue", "max-line", "gap", "media-role"]),
+            arguments, valued: Arguments.speechOptions.union([
+                "listen", "sink", "queue", "max-line", "gap", "media-role", "max-connections", "idle-timeout",
+                "line-rate", "line-burst",
+            ]),
             switches: ["help"])
         if args.flag("help") { print(usage); return }
         guard args.positional.isEmpty else { throw CommandError.usage("serve takes no TEXT\n\(usage)") }
@@ -46,6 +54,22 @@ enum ServeCommand {
         if let maximum = try args.int("max-line") {
             guard maximum >= 16 else { throw CommandError.usage("--max-line must be at least 16 bytes") }
             configuration.maximumLineBytes = maximum
+        }
+        if let limit = try args.int("max-connections") {
+            guard limit >= 1 else { throw CommandError.usage("--max-connections must be at least 1") }
+            configuration.maximumConnections = limit
+        }
+        if let seconds = try args.int("idle-timeout") {
+            guard seconds >= 1 else { throw CommandError.usage("--idle-timeout must be at least 1 second") }
+            configuration.idleTimeoutSeconds = Double(seconds)
+        }
+        if let rate = try args.int("line-rate") {
+            guard rate >= 0 else { throw CommandError.usage("--line-rate must be 0 (off) or more lines a second") }
+            configuration.linesPerSecondPerPeer = Double(rate)
+        }
+        if let burst = try args.int("line-burst") {
+            guard burst >= 1 else { throw CommandError.usage("--line-burst must be at least 1 line") }
+            configuration.burstPerPeer = Double(burst)
         }
         if let gap = try args.int("gap") {
             guard (0...10_000).contains(gap) else { throw CommandError.usage("--gap must be 0...10000 ms") }

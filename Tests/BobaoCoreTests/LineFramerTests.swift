@@ -131,3 +131,24 @@ struct ListenAddressTests {
         #expect(throws: ListenAddress.Invalid.self) { try ListenAddress(parsing: text) }
     }
 }
+
+struct RateLimiterTests {
+    @Test func allowsABurstThenTheSustainedRate() {
+        var limiter = RateLimiter(perSecond: 2, burst: 3)
+        var first: [Bool] = []
+        for _ in 0..<5 { first.append(limiter.allow("a", now: 0)) }
+        #expect(first == [true, true, true, false, false])
+        let afterHalfSecond = limiter.allow("a", now: 0.5)  // one token back
+        let again = limiter.allow("a", now: 0.5)
+        let otherPeer = limiter.allow("b", now: 0.5)
+        #expect(afterHalfSecond && !again)
+        #expect(otherPeer, "another peer has its own bucket")
+    }
+
+    @Test func zeroMeansNoLimit() {
+        var limiter = RateLimiter(perSecond: 0, burst: 1)
+        var allowed = 0
+        for _ in 0..<100 where limiter.allow("a", now: 0) { allowed += 1 }
+        #expect(allowed == 100)
+    }
+}

@@ -64,7 +64,7 @@ class Bobao:
     def __init__(self, *arguments):
         self.log = tempfile.NamedTemporaryFile("w+", prefix="bobao-bench-", suffix=".log", delete=False)
         self.process = subprocess.Popen(
-            [BOBAO, "serve", "--listen", "127.0.0.1:0", *arguments],
+            [BOBAO, "serve", "--listen", "127.0.0.1:0", "--line-rate", "0", *arguments],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()
         self.port = int(line.strip().rsplit(":", 1)[1])
