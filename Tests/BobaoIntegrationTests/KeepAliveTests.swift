@@ -60,6 +60,40 @@ extension SoundSuites {
             #expect(bobao.stop() == 0)
         }
 
+        @Test func aSoundServerKilledMidSpeechIsRejoinedAndTheCutAnnouncementSaidAgain() throws {
+            let pulse = try PrivatePulseServer(sinkName: "restarting")
+            let firstRecorder = try MonitorRecorder(address: pulse.address, sinkName: "restarting")
+            let bobao = try ServerProcess(pulseServer: pulse.address)
+            #expect(bobao.waitForLog("keep-alive stream open"))
+            let client = try LineClient(connectingTo: ListenAddress(host: "127.0.0.1", port: bobao.port))
+            try client.send("请保管好您的随身物品，祝您生活愉快\n欢迎光临\n")
+            #expect(client.readLine() == "OK 1")
+            #expect(client.readLine() == "OK 2")
+            #expect(firstRecorder.waitUntil(timeout: 10) { SignalAnalysis($0, sampleRate: 22050).firstLoudSample() != nil })
+
+            pulse.stop(signal: SIGKILL)
+            #expect(bobao.waitForLog("sound server unavailable"))
+            // Lines are accepted while it is down.
+            try client.send("三号\n")
+            #expect(client.readLine() == "OK 3")
+
+            try pulse.start()
+            let recorder = try MonitorRecorder(address: pulse.address, sinkName: "restarting")
+            #expect(bobao.waitForLog("keep-alive stream reopened", timeout: 10))
+            #expect(bobao.waitForLog("spoke #3", timeout: 30))
+            let log = bobao.log
+            #expect(log.contains("#1 was cut by a sound-server failure; it will be said again from its start"))
+            // #1 again from its start, then #2 and #3, in order.
+            let order = ["speaking #1", "speaking #1", "speaking #2", "speaking #3"].map { log.range(of: $0) != nil }
+            #expect(order.allSatisfy { $0 })
+            let secondOne = try #require(log.range(of: "speaking #1", range: log.range(of: "speaking #1")!.upperBound..<log.endIndex))
+            let two = try #require(log.range(of: "speaking #2"))
+            #expect(secondOne.lowerBound < two.lowerBound)
+            recorder.record(seconds: 0.5)
+            #expect(recorder.analysis.segments().count >= 3, "\(recorder.analysis.segments())")
+            #expect(bobao.stop() == 0)
+        }
+
         @Test func sigtermWithoutASoundServerStillExitsPromptly() throws {
             let pulse = try PrivatePulseServer(sinkName: "absent")
             pulse.stop()
