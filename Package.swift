@@ -46,7 +46,7 @@ let package = Package(
         /// Helpers the integration tests share: a private PulseAudio, monitor recording, loudness.
         .target(name: "BobaoTestSupport", dependencies: ["BobaoCore", "CTestSupport"]),
         .target(name: "CTestSupport"),
-        .testTarget(name: "BobaoCoreTests", dependencies: ["BobaoCore", "BobaoTestSupport"]),
+        .testTarget(name: "BobaoCoreTests", dependencies: ["BobaoCore", "BobaoServer", "BobaoTestSupport"]),
         .testTarget(name: "BobaoSpeechTests", dependencies: ["BobaoSpeech", "BobaoCore", "BobaoTestSupport"]),
         .testTarget(
             name: "BobaoIntegrationTests",

@@ -4,6 +4,8 @@ public enum LineProtocol {
     /// What a received line asks for.
     public enum Request: Equatable, Sendable {
         case announce(String)
+        /// `AUTH <token>`: the client presents the server's token (only as its first line).
+        case auth(String)
         /// Blank lines are ignored and not answered.
         case blank
         case invalid(Refusal)
@@ -29,6 +31,10 @@ public enum LineProtocol {
             Refusal(code: "queue-full", reason: "\(capacity) announcements are already waiting; try again later")
         }
         public static let shuttingDown = Refusal(code: "shutting-down", reason: "the server is stopping")
+        public static let forbidden = Refusal(code: "forbidden", reason: "this address may not use this server")
+        public static let authRequired = Refusal(code: "auth-required", reason: "send AUTH <token> as the first line")
+        public static let authFailed = Refusal(code: "auth-failed", reason: "wrong token")
+        public static let authUnexpected = Refusal(code: "auth-unexpected", reason: "this server takes no token")
         public static func busy(limit: Int) -> Refusal {
             Refusal(code: "busy", reason: "\(limit) connections are open already; try again later")
         }
@@ -45,6 +51,7 @@ public enum LineProtocol {
         guard let text = String(validating: bytes, as: UTF8.self) else { return .invalid(.badUTF8) }
         let trimmed = text.trimmingWhitespace()
         if trimmed.isEmpty { return .blank }
+        if trimmed.hasPrefix("AUTH ") { return .auth(String(trimmed.dropFirst(5)).trimmingWhitespace()) }
         // Tabs are allowed inside a line; other C0 controls and DEL are not text to speak.
         if trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
             return .invalid(.controlCharacters)
@@ -53,6 +60,7 @@ public enum LineProtocol {
     }
 
     public static func ok(id: UInt64) -> String { "OK \(id)\n" }
+    public static let authenticated = "OK authenticated\n"
     public static func error(_ refusal: Refusal) -> String { "ERR \(refusal.code) \(refusal.reason)\n" }
 }
 

@@ -20,7 +20,10 @@ public final class AnnouncementServer: Sendable {
     private let log: EventLog
 
     /// Binds the listening socket (so a bad address fails here, before anything else starts).
+    /// - Throws: `AccessPolicy.Unsafe` for a non-loopback address without `--token` or `--allow`, or the
+    ///   socket error.
     public init(configuration: ServerConfiguration, synthesizer: any Synthesizer, log: EventLog) throws {
+        try configuration.access.check(listeningOn: configuration.listen)
         self.configuration = configuration
         self.log = log
         board = AnnouncementBoard(capacity: configuration.queueCapacity)
@@ -35,22 +38,38 @@ public final class AnnouncementServer: Sendable {
         listener = try LineListener(
             address: configuration.listen, maximumLineBytes: configuration.maximumLineBytes,
             maximumConnections: configuration.maximumConnections, idleTimeout: configuration.idleTimeoutSeconds,
+            admits: { host in configuration.access.admits(host) },
             onLine: { request, client in
+                let access = configuration.access
+                if case .blank = request { return nil }
+                // With a token, the first line must present it; the token itself is never logged.
+                if access.token != nil && !client.authenticated {
+                    guard case .auth(let presented) = request else {
+                        return LineReply(Self.refuse(.authRequired, client: client, log: log), close: true)
+                    }
+                    guard access.tokenMatches(presented) else {
+                        return LineReply(Self.refuse(.authFailed, client: client, log: log), close: true)
+                    }
+                    client.authenticated = true
+                    return LineReply(LineProtocol.authenticated)
+                }
                 switch request {
                 case .blank:
                     return nil
+                case .auth:
+                    return LineReply(Self.refuse(access.token == nil ? .authUnexpected : .authRequired, client: client, log: log))
                 case .invalid(let refusal):
-                    return Self.refuse(refusal, client: client, log: log)
+                    return LineReply(Self.refuse(refusal, client: client, log: log))
                 case .announce(let text):
                     guard rates.limiter.allow(client.host, now: WallClock.monotonicSeconds()) else {
-                        return Self.refuse(.rateLimited(perSecond: rates.limiter.perSecond), client: client, log: log)
+                        return LineReply(Self.refuse(.rateLimited(perSecond: rates.limiter.perSecond), client: client, log: log))
                     }
                     switch board.submit(text) {
                     case .success(let announcement):
                         log("accepted #\(announcement.id) from \(client.peer): \(EventLog.quote(text))")
-                        return LineProtocol.ok(id: announcement.id)
+                        return LineReply(LineProtocol.ok(id: announcement.id))
                     case .failure(let refusal):
-                        return Self.refuse(refusal, client: client, log: log)
+                        return LineReply(Self.refuse(refusal, client: client, log: log))
                     }
                 }
             },

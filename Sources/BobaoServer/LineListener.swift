@@ -25,9 +25,10 @@ public final class LineListener: @unchecked Sendable {
     private let maximumConnections: Int
     private let idleTimeout: Double
     private var lastSweep = 0.0
-    private let onLine: (LineProtocol.Request, Client) -> String?
+    private let onLine: (LineProtocol.Request, Client) -> LineReply?
     private let onClose: (Client) -> Void
     private let onBusy: (String) -> Void
+    private let admits: (String) -> Bool
 
     static let outputHighWater = 64 * 1024
     static let outputLowWater = 16 * 1024
@@ -35,6 +36,7 @@ public final class LineListener: @unchecked Sendable {
     /// Binds and listens at once, so `boundAddress` is known (port 0 picks a free port).
     /// - Parameters:
     ///   - onLine: called on the listener thread for every line; returns the reply to send, or nil for none.
+    ///   - admits: whether a peer host may connect at all; others get `ERR forbidden` and are closed.
     ///   - onBusy: called with the peer's address when a connection is refused for the connection limit.
     ///   - onClose: called on the listener thread when a client's connection ends.
     ///   - maximumConnections: beyond this, a new client is answered `ERR busy` and closed.
@@ -42,11 +44,13 @@ public final class LineListener: @unchecked Sendable {
     public init(
         address: ListenAddress, maximumLineBytes: Int = 4096, maximumConnections: Int = 512,
         idleTimeout: Double = 60,
-        onLine: @escaping (LineProtocol.Request, Client) -> String?,
+        admits: @escaping (String) -> Bool = { _ in true },
+        onLine: @escaping (LineProtocol.Request, Client) -> LineReply?,
         onBusy: @escaping (String) -> Void = { _ in },
         onClose: @escaping (Client) -> Void = { _ in }
     ) throws {
         self.onBusy = onBusy
+        self.admits = admits
         self.maximumLineBytes = maximumLineBytes
         self.maximumConnections = maximumConnections
         self.idleTimeout = idleTimeout
@@ -154,11 +158,13 @@ public final class LineListener: @unchecked Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             let address = SocketAddress(storage: storage, length: length)
+            guard admits(address.host) else {
+                refuseAtOnce(fd, .forbidden)
+                onBusy("\(address.description) (forbidden)")
+                continue
+            }
             guard connections.count < maximumConnections else {
-                // Best effort: a fresh socket's buffer takes one short line.
-                let reply = LineProtocol.error(.busy(limit: maximumConnections))
-                _ = reply.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-                close(fd)
+                refuseAtOnce(fd, .busy(limit: maximumConnections))
                 onBusy(address.description)
                 continue
             }
@@ -173,6 +179,14 @@ public final class LineListener: @unchecked Sendable {
                 close(fd)
             }
         }
+    }
+
+    /// Answers a connection that will not be served and closes it. Best effort: a fresh socket's buffer
+    /// takes one short line.
+    private func refuseAtOnce(_ fd: Int32, _ refusal: LineProtocol.Refusal) {
+        let reply = LineProtocol.error(refusal)
+        _ = reply.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        close(fd)
     }
 
     /// Closes connections that sent nothing for `idleTimeout`, telling them why. Runs at most once a second.
@@ -223,8 +237,10 @@ public final class LineListener: @unchecked Sendable {
             case .line(let bytes): request = LineProtocol.parse(bytes)
             case .tooLong: request = .invalid(.tooLong(limit: maximumLineBytes))
             }
+            guard !connection.closingAfterReply else { return }  // what follows a final reply is ignored
             if let reply = onLine(request, connection.client) {
-                connection.output.append(contentsOf: reply.utf8)
+                connection.output.append(contentsOf: reply.text.utf8)
+                if reply.close { connection.closingAfterReply = true }
             }
         }
     }
@@ -254,6 +270,13 @@ public final class LineListener: @unchecked Sendable {
             drop(connection)
             return
         }
+        if connection.closingAfterReply && connection.pendingOutput == 0 && !connection.sentFinalReply {
+            // Half-close, so the client reads the final reply and an end of stream; closing outright with
+            // its later lines unread would reset the connection and could lose the reply. Its end of stream
+            // (or the idle timeout) then closes ours.
+            connection.sentFinalReply = true
+            shutdown(connection.fd, Int32(SHUT_WR))
+        }
         if connection.readingPaused && connection.pendingOutput < Self.outputLowWater {
             connection.readingPaused = false
             readAvailable(connection)  // lines that waited in the socket
@@ -276,6 +299,17 @@ public final class LineListener: @unchecked Sendable {
     }
 }
 
+/// The answer to a line, and whether the connection ends after it.
+public struct LineReply {
+    public var text: String
+    public var close: Bool
+
+    public init(_ text: String, close: Bool = false) {
+        self.text = text
+        self.close = close
+    }
+}
+
 /// What the server's handlers know of a client; used on the listener thread only.
 public final class Client {
     /// `host:port` of the peer.
@@ -286,6 +320,8 @@ public final class Client {
     public var refusals: [String: Int] = [:]
     /// Whether Bobao closed the connection for idleness.
     public var closedIdle = false
+    /// Whether the client has presented the token (when one is required).
+    public var authenticated = false
 
     init(peer: String, host: String) {
         self.peer = peer
@@ -304,6 +340,9 @@ private final class Connection {
     var readingPaused = false
     var watched = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
     var lastActivity = 0.0
+    /// A reply ended the conversation: later lines are read and ignored until the client closes.
+    var closingAfterReply = false
+    var sentFinalReply = false
 
     init(fd: Int32, client: Client, framer: LineFramer) {
         self.fd = fd

@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var linesPerSecondPerPeer = 20.0
     /// Lines one peer address may send at once.
     public var burstPerPeer = 40.0
+    /// Who may connect: loopback by default; a token and/or address ranges beyond it.
+    public var access = AccessPolicy()
     /// The PulseAudio side: sink, buffer sizes, gap, reconnection backoff.
     public var player = PlayerConfiguration()
 

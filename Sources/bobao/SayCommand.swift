@@ -7,11 +7,14 @@ import Glibc
 /// `bobao say TEXT…`: sends an announcement (or stdin, line by line) to a running server and prints
 /// its replies. Exits 1 if any line was refused or the server could not be reached.
 enum SayCommand {
-    static let usage = "usage: bobao say [--to HOST:PORT] [TEXT…]   (no TEXT: one announcement per line of stdin)"
+    static let usage = """
+        usage: bobao say [--to HOST:PORT] [--token SECRET] [TEXT…]   (no TEXT: one announcement per line of stdin)
+          --token  sent first as AUTH SECRET (or set BOBAO_TOKEN)
+        """
 
     static func run(_ arguments: [String]) throws {
         signal(SIGPIPE, SIG_IGN)
-        let args = try Arguments(arguments, valued: ["to"], switches: ["help"])
+        let args = try Arguments(arguments, valued: ["to", "token"], switches: ["help"])
         if args.flag("help") { print(usage); return }
         let target: ListenAddress
         do { target = try ListenAddress(parsing: args.string("to") ?? "127.0.0.1:\(ListenAddress.defaultPort)") } catch {
@@ -32,6 +35,9 @@ enum SayCommand {
             }
             sent += 1
         }
+        if let token = args.string("token") ?? FileSystem.environment("BOBAO_TOKEN") {
+            try send("AUTH " + token)
+        }
         if args.positional.isEmpty || args.positional == ["-"] {
             while let line = readLine(strippingNewline: true) { try send(line) }
         } else {
@@ -39,11 +45,11 @@ enum SayCommand {
         }
         connection.finishSending()
         let (answered, refused) = replies.wait()
-        if answered < sent {
-            throw CommandError(description: "the server at \(target) closed the connection after \(answered) of \(sent) replies")
-        }
         if refused > 0 {
             throw CommandError(description: "\(refused) of \(sent) line(s) refused")
+        }
+        if answered < sent {
+            throw CommandError(description: "the server at \(target) closed the connection after \(answered) of \(sent) replies")
         }
     }
 }

@@ -10,12 +10,17 @@ enum ServeCommand {
         usage: bobao serve [--listen HOST:PORT] [--voice NAME] [--rate WPM] [--pitch 0-99] [--volume 0-200]
                            [--sink NAME] [--queue N] [--max-line BYTES] [--gap MS] [--media-role ROLE]
                            [--max-connections N] [--idle-timeout SECONDS] [--line-rate LINES/S] [--line-burst LINES]
+                           [--token SECRET] [--allow CIDR[,CIDR…]]
           --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
           --sink     PulseAudio sink to play on (default: the sound server's default sink)
           --queue    announcements that may wait before lines are refused (default 256)
           --gap      silence between announcements in milliseconds (default 300)
           --max-connections  open connections at most; the next gets ERR busy (default 512)
           --idle-timeout     close a connection after this many seconds without a line (default 60)
+          --token    clients must send AUTH SECRET as their first line (or set BOBAO_TOKEN, which keeps it
+                     out of the process list)
+          --allow    only these address ranges (and loopback) may connect, e.g. 192.168.1.0/24
+                     Listening beyond loopback needs --token, --allow or both.
           --line-rate, --line-burst  lines a second per client address after a burst (default 20 after 40;
                              a rate of 0 turns the limit off)
         """
@@ -33,7 +38,7 @@ enum ServeCommand {
         let args = try Arguments(
             arguments, valued: Arguments.speechOptions.union([
                 "listen", "sink", "queue", "max-line", "gap", "media-role", "max-connections", "idle-timeout",
-                "line-rate", "line-burst",
+                "line-rate", "line-burst", "token", "allow",
             ]),
             switches: ["help"])
         if args.flag("help") { print(usage); return }
@@ -71,6 +76,21 @@ enum ServeCommand {
             guard burst >= 1 else { throw CommandError.usage("--line-burst must be at least 1 line") }
             configuration.burstPerPeer = Double(burst)
         }
+        if let token = args.string("token") ?? FileSystem.environment("BOBAO_TOKEN") {
+            guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
+                throw CommandError.usage("--token must be non-empty and without spaces")
+            }
+            configuration.access.token = token
+        }
+        if let allow = args.string("allow") {
+            do {
+                configuration.access.allowed = try allow.split(separator: ",").map {
+                    try AddressRange(parsing: String($0).trimmingWhitespace())
+                }
+            } catch let error as AddressRange.Invalid {
+                throw CommandError.usage("--allow: \(error.description)")
+            }
+        }
         if let gap = try args.int("gap") {
             guard (0...10_000).contains(gap) else { throw CommandError.usage("--gap must be 0...10000 ms") }
             configuration.player.gapMilliseconds = gap
@@ -83,6 +103,8 @@ enum ServeCommand {
         let server: AnnouncementServer
         do {
             server = try AnnouncementServer(configuration: configuration, synthesizer: synthesizer, log: log)
+        } catch let error as AccessPolicy.Unsafe {
+            throw CommandError.usage(error.description)
         } catch {
             throw CommandError(description: "cannot listen on \(configuration.listen): \(error)")
         }
