@@ -22,6 +22,11 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
         .systemLibrary(name: "CLinux"),
 
@@ -38,7 +43,8 @@ let package = Package(
         .target(name: "BobaoAudio", dependencies: ["BobaoCore", "CPulse"]),
         /// The TCP listener and the announcement pipeline.
         .target(
-            name: "BobaoServer", dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "CLinux"]),
+            name: "BobaoServer",
+            dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "CLinux", "CSQLite"]),
         .executableTarget(
             name: "bobao", dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "BobaoServer"]),
 

@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
     pkg-config
     libespeak-ng-dev espeak-ng-data  # the synthesizer (C API) and its data
+    libsqlite3-dev                   # the durable spool
     espeak-ng                        # the CLI: reference for tests and benchmarks only
     libpulse-dev                     # the player (libpulse's native protocol)
     pulseaudio pulseaudio-utils      # a sound server and pactl/parec for tests and headless boxes

@@ -29,6 +29,18 @@ public struct AnnouncementQueue: Sendable {
     }
 
     public var count: Int { items.count - head }
+
+    /// The id the next accepted announcement will get.
+    public var nextAnnouncementID: UInt64 { nextID }
+
+    /// Puts back announcements kept from an earlier run, oldest first, whatever the capacity (they were
+    /// accepted then); new ids continue after theirs.
+    public mutating func restore(_ announcements: [Announcement]) {
+        for announcement in announcements {
+            items.append(announcement)
+            nextID = max(nextID, announcement.id + 1)
+        }
+    }
     public var isEmpty: Bool { count == 0 }
 
     public enum Refusal: Error, Equatable {

@@ -15,23 +15,42 @@ public final class AnnouncementBoard: Sendable {
         var closed = false
     }
 
-    public init(capacity: Int) {
-        state = Mutex(State(queue: AnnouncementQueue(capacity: capacity)))
+    /// Where accepted announcements are kept until spoken; nil keeps them in memory only.
+    public let spool: AnnouncementSpool?
+
+    /// - Parameter spool: announcements it holds are queued first, in their order.
+    public init(capacity: Int, spool: AnnouncementSpool? = nil) throws(AnnouncementSpool.Failure) {
+        var queue = AnnouncementQueue(capacity: capacity)
+        if let spool { queue.restore(try spool.all()) }
+        state = Mutex(State(queue: queue))
+        self.spool = spool
+        for _ in 0..<queue.count { wakeSpeaker.signal() }
     }
 
     /// Accepts `text` or says why not.
     public func submit(_ text: String) -> Result<Announcement, LineProtocol.Refusal> {
+        let spool = self.spool
         let result = state.withLock { state -> Result<Announcement, LineProtocol.Refusal> in
             guard !state.closed else { return .failure(.shuttingDown) }
-            return Self.enqueue(text, into: &state.queue)
+            let now = WallClock.nowMilliseconds()
+            if state.queue.count < state.queue.capacity, let spool {
+                // On disk before OK: the id it will get, stored first, then queued.
+                let announcement = Announcement(id: state.queue.nextAnnouncementID, text: text, acceptedAt: now)
+                do { try spool.store(announcement) } catch {
+                    return .failure(LineProtocol.Refusal(code: "spool-failed", reason: "could not store the announcement"))
+                }
+            }
+            return Self.enqueue(text, at: now, into: &state.queue)
         }
         if case .success = result { wakeSpeaker.signal() }
         return result
     }
 
-    private static func enqueue(_ text: String, into queue: inout AnnouncementQueue) -> Result<Announcement, LineProtocol.Refusal> {
+    private static func enqueue(
+        _ text: String, at now: Int64, into queue: inout AnnouncementQueue
+    ) -> Result<Announcement, LineProtocol.Refusal> {
         do {
-            return .success(try queue.enqueue(text, at: WallClock.nowMilliseconds()))
+            return .success(try queue.enqueue(text, at: now))
         } catch {
             switch error {
             case .full(let capacity): return .failure(.queueFull(capacity: capacity))
@@ -64,6 +83,12 @@ public final class AnnouncementBoard: Sendable {
     }
 
     public var count: Int { state.withLock { $0.queue.count } }
+
+    /// The announcement has been spoken or has expired: it leaves the spool.
+    public func finished(_ announcement: Announcement) throws(AnnouncementSpool.Failure) {
+        guard let spool else { return }
+        try state.withLock { _ throws(AnnouncementSpool.Failure) in try spool.remove(id: announcement.id) }
+    }
 
     /// Everything still waiting, oldest first, and empties the board.
     public func drain() -> [Announcement] {

@@ -26,12 +26,19 @@ public final class AnnouncementServer: Sendable {
         try configuration.access.check(listeningOn: configuration.listen)
         self.configuration = configuration
         self.log = log
-        board = AnnouncementBoard(capacity: configuration.queueCapacity)
+        let spool = try configuration.spoolPath.map { path throws(AnnouncementSpool.Failure) in
+            try AnnouncementSpool(path: path)
+        }
+        board = try AnnouncementBoard(capacity: configuration.queueCapacity, spool: spool)
+        if let spool, board.count > 0 {
+            log("restored \(board.count) announcement(s) from the spool \(spool.path); speaking them first, in order")
+        }
         var playerConfiguration = configuration.player
         playerConfiguration.sampleRate = synthesizer.sampleRate
         player = KeepAlivePlayer(configuration: playerConfiguration) { log($0) }
         speaker = Speaker(
-            board: board, synthesizer: synthesizer, player: player, parameters: configuration.speech, log: log)
+            board: board, synthesizer: synthesizer, player: player, parameters: configuration.speech,
+            ttlSeconds: configuration.ttlSeconds, log: log)
         let board = self.board
         let rates = RateLimits(RateLimiter(
             perSecond: configuration.linesPerSecondPerPeer, burst: configuration.burstPerPeer))
@@ -108,8 +115,9 @@ public final class AnnouncementServer: Sendable {
         listener.stop()
         board.close()
         let waiting = board.drain()
+        let kept = board.spool == nil ? "" : "; kept in the spool for the next start"
         for announcement in waiting {
-            log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))")
+            log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))\(kept)")
         }
         if !player.isReady {
             player.stop()  // nothing can be heard without a sound server; don't wait for one

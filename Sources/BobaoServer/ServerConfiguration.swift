@@ -19,6 +19,10 @@ public struct ServerConfiguration: Sendable {
     public var linesPerSecondPerPeer = 20.0
     /// Lines one peer address may send at once.
     public var burstPerPeer = 40.0
+    /// The SQLite file accepted announcements are kept in until spoken; nil keeps them in memory only.
+    public var spoolPath: String?
+    /// An announcement whose turn comes later than this after it was accepted is dropped, not spoken late.
+    public var ttlSeconds = 120.0
     /// Who may connect: loopback by default; a token and/or address ranges beyond it.
     public var access = AccessPolicy()
     /// The PulseAudio side: sink, buffer sizes, gap, reconnection backoff.

@@ -15,6 +15,7 @@ public final class Speaker: Sendable {
     private let synthesizer: any Synthesizer
     private let player: KeepAlivePlayer
     private let parameters: SpeechParameters
+    private let ttlSeconds: Double
     private let log: EventLog
     private let finished = DispatchSemaphore(value: 0)
     /// The announcement being spoken, if any.
@@ -22,8 +23,9 @@ public final class Speaker: Sendable {
 
     public init(
         board: AnnouncementBoard, synthesizer: any Synthesizer, player: KeepAlivePlayer,
-        parameters: SpeechParameters, log: EventLog
+        parameters: SpeechParameters, ttlSeconds: Double = 120, log: EventLog
     ) {
+        self.ttlSeconds = ttlSeconds
         self.board = board
         self.synthesizer = synthesizer
         self.player = player
@@ -46,8 +48,23 @@ public final class Speaker: Sendable {
 
     public var speaking: Announcement? { current.withLock { $0 } }
 
+    /// Takes a spoken, failed or expired announcement out of the spool.
+    private func finish(_ announcement: Announcement) {
+        do { try board.finished(announcement) } catch {
+            log("\(error.description); #\(announcement.id) may be spoken again after a restart")
+        }
+    }
+
     /// Speaks one announcement; false when the player has stopped and the speaker should too.
     private func speak(_ announcement: Announcement) -> Bool {
+        // Too old to be useful: dropped and logged, never spoken late.
+        let age = Double(WallClock.nowMilliseconds() - announcement.acceptedAt) / 1000
+        if age > ttlSeconds {
+            log("expired #\(announcement.id) \(EventLog.quote(announcement.text)): accepted \(Int(age)) s ago, "
+                + "over the \(Int(ttlSeconds)) s limit; not spoken")
+            finish(announcement)
+            return true
+        }
         current.withLock { $0 = announcement }
         defer { current.withLock { $0 = nil } }
         guard let utterance = player.beginUtterance() else {
@@ -75,6 +92,7 @@ public final class Speaker: Sendable {
             }
         } catch {
             log("could not speak #\(announcement.id): \(error)")
+            finish(announcement)
             player.endUtterance(utterance)
             _ = player.waitUntilPlayed(utterance)
             return true
@@ -85,6 +103,7 @@ public final class Speaker: Sendable {
             return true
         }
         let milliseconds = Int(((WallClock.monotonicSeconds() - started) * 1000).rounded())
+        finish(announcement)
         log("spoke #\(announcement.id) in \(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst()) s")
         return true
     }

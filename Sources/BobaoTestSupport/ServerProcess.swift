@@ -14,6 +14,11 @@ public final class ServerProcess: @unchecked Sendable {
     public init(arguments: [String] = [], pulseServer: String?, environment: [String: String] = [:]) throws {
         var env = environment
         if let pulseServer { env["PULSE_SERVER"] = pulseServer }
+        // Each server gets its own state folder, so no test inherits another's spool.
+        if env["XDG_STATE_HOME"] == nil {
+            env["XDG_STATE_HOME"] = FileManager.default.temporaryDirectory
+                .appendingPathComponent("bobao-state-\(UUID().uuidString.prefix(8))").path
+        }
         process = try Subprocess(BobaoBinary.path, ["serve", "--listen", "127.0.0.1:0"] + arguments, environment: env)
         let output = self.output, process = self.process
         Thread {

@@ -10,7 +10,7 @@ enum ServeCommand {
         usage: bobao serve [--listen HOST:PORT] [--voice NAME] [--rate WPM] [--pitch 0-99] [--volume 0-200]
                            [--sink NAME] [--queue N] [--max-line BYTES] [--gap MS] [--media-role ROLE]
                            [--max-connections N] [--idle-timeout SECONDS] [--line-rate LINES/S] [--line-burst LINES]
-                           [--token SECRET] [--allow CIDR[,CIDR…]]
+                           [--token SECRET] [--allow CIDR[,CIDR…]] [--spool PATH | --no-spool] [--ttl SECONDS]
           --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
           --sink     PulseAudio sink to play on (default: the sound server's default sink)
           --queue    announcements that may wait before lines are refused (default 256)
@@ -21,6 +21,11 @@ enum ServeCommand {
                      out of the process list)
           --allow    only these address ranges (and loopback) may connect, e.g. 192.168.1.0/24
                      Listening beyond loopback needs --token, --allow or both.
+          --spool    SQLite file that keeps accepted announcements until spoken (default
+                     $XDG_STATE_HOME/bobao/spool.db, ~/.local/state/bobao/spool.db, or
+                     /var/lib/bobao/spool.db under systemd as root); --no-spool keeps them in memory only
+          --ttl      an announcement not spoken within this many seconds of being accepted is dropped
+                     and logged, never spoken late (default 120)
           --line-rate, --line-burst  lines a second per client address after a burst (default 20 after 40;
                              a rate of 0 turns the limit off)
         """
@@ -39,8 +44,9 @@ enum ServeCommand {
             arguments, valued: Arguments.speechOptions.union([
                 "listen", "sink", "queue", "max-line", "gap", "media-role", "max-connections", "idle-timeout",
                 "line-rate", "line-burst", "token", "allow",
+                "spool", "ttl",
             ]),
-            switches: ["help"])
+            switches: ["help", "no-spool"])
         if args.flag("help") { print(usage); return }
         guard args.positional.isEmpty else { throw CommandError.usage("serve takes no TEXT\n\(usage)") }
         var configuration = ServerConfiguration()
@@ -91,6 +97,17 @@ enum ServeCommand {
                 throw CommandError.usage("--allow: \(error.description)")
             }
         }
+        if let ttl = try args.int("ttl") {
+            guard ttl >= 1 else { throw CommandError.usage("--ttl must be at least 1 second") }
+            configuration.ttlSeconds = Double(ttl)
+        }
+        if !args.flag("no-spool") {
+            let path = args.string("spool") ?? defaultSpoolPath()
+            try createParentFolders(of: path)
+            configuration.spoolPath = path
+        } else if args.string("spool") != nil {
+            throw CommandError.usage("--spool and --no-spool contradict each other")
+        }
         if let gap = try args.int("gap") {
             guard (0...10_000).contains(gap) else { throw CommandError.usage("--gap must be 0...10000 ms") }
             configuration.player.gapMilliseconds = gap
@@ -105,6 +122,8 @@ enum ServeCommand {
             server = try AnnouncementServer(configuration: configuration, synthesizer: synthesizer, log: log)
         } catch let error as AccessPolicy.Unsafe {
             throw CommandError.usage(error.description)
+        } catch let error as AnnouncementSpool.Failure {
+            throw CommandError(description: "\(error.description) (move it aside to start afresh, or use --no-spool)")
         } catch {
             throw CommandError(description: "cannot listen on \(configuration.listen): \(error)")
         }
@@ -123,5 +142,24 @@ enum ServeCommand {
         log("received \(received == SIGINT ? "SIGINT" : "SIGTERM"): no longer accepting; finishing the current announcement")
         server.shutdown()
         log("stopped")
+    }
+
+    /// `$XDG_STATE_HOME/bobao/spool.db`; `/var/lib/bobao/spool.db` for root under systemd; else
+    /// `~/.local/state/bobao/spool.db`.
+    static func defaultSpoolPath() -> String {
+        if let state = FileSystem.environment("XDG_STATE_HOME"), !state.isEmpty { return state + "/bobao/spool.db" }
+        if getuid() == 0, FileSystem.environment("INVOCATION_ID") != nil { return "/var/lib/bobao/spool.db" }
+        let home = FileSystem.environment("HOME") ?? "/root"
+        return home + "/.local/state/bobao/spool.db"
+    }
+
+    static func createParentFolders(of path: String) throws {
+        var folder = path.hasPrefix("/") ? "" : "."
+        for part in FileSystem.parent(of: path).split(separator: "/") {
+            folder += "/" + part
+            if !FileSystem.isDirectory(folder) && mkdir(folder, 0o700) != 0 && errno != EEXIST {
+                throw CommandError(description: "cannot create \(folder) for the spool: \(String(cString: strerror(errno)))")
+            }
+        }
     }
 }
