@@ -57,19 +57,22 @@ public final class Speaker: Sendable {
 
     /// Speaks one announcement; false when the player has stopped and the speaker should too.
     private func speak(_ announcement: Announcement) -> Bool {
-        // Too old to be useful: dropped and logged, never spoken late.
-        let age = Double(WallClock.nowMilliseconds() - announcement.acceptedAt) / 1000
-        if age > ttlSeconds {
-            log("expired #\(announcement.id) \(EventLog.quote(announcement.text)): accepted \(Int(age)) s ago, "
-                + "over the \(Int(ttlSeconds)) s limit; not spoken")
-            finish(announcement)
-            return true
-        }
         current.withLock { $0 = announcement }
         defer { current.withLock { $0 = nil } }
         guard let utterance = player.beginUtterance() else {
             log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))")
             return false
+        }
+        // Checked once the sound server is there to say it: an announcement that waited too long (for its
+        // turn, or for a sound server to come back) is dropped and logged, never spoken late.
+        let age = Double(WallClock.nowMilliseconds() - announcement.acceptedAt) / 1000
+        if age > ttlSeconds {
+            log("expired #\(announcement.id) \(EventLog.quote(announcement.text)): accepted \(Int(age)) s ago, "
+                + "over the \(Int(ttlSeconds)) s limit; not spoken")
+            player.endUtterance(utterance)
+            _ = player.waitUntilPlayed(utterance)
+            finish(announcement)
+            return true
         }
         let started = WallClock.monotonicSeconds()
         // Numbers become words before eSpeak sees them; the log shows both when they differ.
