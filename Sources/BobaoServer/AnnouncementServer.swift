@@ -125,7 +125,10 @@ public final class AnnouncementServer: Sendable {
             log("finishing #\(current.id) before exit")
         }
         if !speaker.waitUntilFinished(timeout: timeout) {
-            log("gave up waiting for the current announcement after \(timeout) s")
+            let kept = board.spool == nil ? "" : "; it stays in the spool and is said after the next start"
+            log("cut the current announcement after waiting \(Int(timeout)) s for it to finish\(kept)")
+            player.stop()
+            _ = speaker.waitUntilFinished(timeout: 5)
         }
         player.stop()
     }

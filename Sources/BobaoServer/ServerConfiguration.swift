@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable {
     public var spoolPath: String?
     /// An announcement whose turn comes later than this after it was accepted is dropped, not spoken late.
     public var ttlSeconds = 120.0
+    /// On SIGTERM, how long the announcement being spoken may take to finish; then it is cut (and stays in
+    /// the spool to be said after the next start).
+    public var shutdownTimeoutSeconds = 5.0
     /// Who may connect: loopback by default; a token and/or address ranges beyond it.
     public var access = AccessPolicy()
     /// The PulseAudio side: sink, buffer sizes, gap, reconnection backoff.

@@ -11,6 +11,7 @@ enum ServeCommand {
                            [--sink NAME] [--queue N] [--max-line BYTES] [--gap MS] [--media-role ROLE]
                            [--max-connections N] [--idle-timeout SECONDS] [--line-rate LINES/S] [--line-burst LINES]
                            [--token SECRET] [--allow CIDR[,CIDR…]] [--spool PATH | --no-spool] [--ttl SECONDS]
+                           [--shutdown-timeout SECONDS]
           --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
           --sink     PulseAudio sink to play on (default: the sound server's default sink)
           --queue    announcements that may wait before lines are refused (default 256)
@@ -26,6 +27,7 @@ enum ServeCommand {
                      /var/lib/bobao/spool.db under systemd as root); --no-spool keeps them in memory only
           --ttl      an announcement not spoken within this many seconds of being accepted is dropped
                      and logged, never spoken late (default 120)
+          --shutdown-timeout  on SIGTERM, how long the current announcement may take to finish (default 5)
           --line-rate, --line-burst  lines a second per client address after a burst (default 20 after 40;
                              a rate of 0 turns the limit off)
         """
@@ -44,7 +46,7 @@ enum ServeCommand {
             arguments, valued: Arguments.speechOptions.union([
                 "listen", "sink", "queue", "max-line", "gap", "media-role", "max-connections", "idle-timeout",
                 "line-rate", "line-burst", "token", "allow",
-                "spool", "ttl",
+                "spool", "ttl", "shutdown-timeout",
             ]),
             switches: ["help", "no-spool"])
         if args.flag("help") { print(usage); return }
@@ -97,6 +99,10 @@ enum ServeCommand {
                 throw CommandError.usage("--allow: \(error.description)")
             }
         }
+        if let seconds = try args.int("shutdown-timeout") {
+            guard seconds >= 0 else { throw CommandError.usage("--shutdown-timeout must be 0 or more seconds") }
+            configuration.shutdownTimeoutSeconds = Double(seconds)
+        }
         if let ttl = try args.int("ttl") {
             guard ttl >= 1 else { throw CommandError.usage("--ttl must be at least 1 second") }
             configuration.ttlSeconds = Double(ttl)
@@ -140,7 +146,7 @@ enum ServeCommand {
         var received: Int32 = 0
         sigwait(&stopSignals, &received)
         log("received \(received == SIGINT ? "SIGINT" : "SIGTERM"): no longer accepting; finishing the current announcement")
-        server.shutdown()
+        server.shutdown(timeout: configuration.shutdownTimeoutSeconds)
         log("stopped")
     }
 

@@ -66,6 +66,24 @@ extension SoundSuites {
             #expect(second.stop() == 0)
         }
 
+        @Test func theShutdownTimeoutCutsALongAnnouncementWhichIsSaidAfterTheNextStart() throws {
+            let environment = ["XDG_STATE_HOME": state + "-c"]
+            let first = try ServerProcess(arguments: ["--shutdown-timeout", "1"], pulseServer: sound.address, environment: environment)
+            #expect(first.waitForLog("keep-alive stream open"))
+            let long = String(repeating: "请保管好您的随身物品，", count: 6)
+            #expect(try send(long + "\n", to: first) == ["OK 1"])
+            #expect(first.waitForLog("speaking #1 "))
+            let started = Date()
+            #expect(first.stop() == 0)
+            #expect(Date().timeIntervalSince(started) < 4, "bounded by --shutdown-timeout")
+            #expect(first.log.contains("cut the current announcement after waiting 1 s"))
+            #expect(!first.log.contains("spoke #1"))
+            let second = try ServerProcess(pulseServer: sound.address, environment: environment)
+            #expect(second.waitForLog("restored 1 announcement(s)"))
+            #expect(second.waitForLog("speaking #1 "))
+            #expect(second.stop(signal: SIGKILL) == 128 + SIGKILL)
+        }
+
         @Test func anAnnouncementWhoseTurnComesTooLateIsDroppedNotSpoken() throws {
             let pulse = try PrivatePulseServer(sinkName: "late_spool")
             pulse.stop()
