@@ -48,6 +48,11 @@ let package = Package(
         .executableTarget(
             name: "bobao", dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "BobaoServer"]),
 
+        // MARK: Fuzzing (scripts/fuzz.sh builds these with -sanitize=fuzzer; a plain build replays files).
+        .systemLibrary(name: "CFuzzer"),
+        .executableTarget(name: "FuzzLineProtocol", dependencies: ["BobaoCore", "BobaoPlatform", "CFuzzer"]),
+        .executableTarget(name: "FuzzNormalizer", dependencies: ["BobaoCore", "BobaoPlatform", "CFuzzer"]),
+
         // MARK: Tests.
         /// Helpers the integration tests share: a private PulseAudio, monitor recording, loudness.
         .target(name: "BobaoTestSupport", dependencies: ["BobaoCore", "CTestSupport"]),

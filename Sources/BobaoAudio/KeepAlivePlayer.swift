@@ -29,6 +29,13 @@ public final class KeepAlivePlayer: @unchecked Sendable {
     var utterancePlayed = true
     var lastUtteranceEnd: UInt64 = 0  // pa_rtclock microseconds
     var everConnected = false
+    /// When the current utterance started and how many bytes it has put into the stream: the speech cannot
+    /// end before `utteranceStart + utteranceBytes / bytesPerSecond`, whatever the timing says.
+    var utteranceStart: UInt64 = 0
+    var utteranceBytes = 0
+    /// The timer that marks the current utterance played out; cancelled when the utterance is cut, so it
+    /// can never fire for a later one.
+    var playedOutTimer: OpaquePointer?
 
     enum Mode {
         /// The write callback feeds silence.
@@ -80,6 +87,14 @@ public final class KeepAlivePlayer: @unchecked Sendable {
         let generation: Int
     }
 
+    /// Blocks until the stream is open (or the player stops). Returns whether it is open.
+    public func waitUntilReady() -> Bool {
+        lock()
+        defer { unlock() }
+        while !streamReady && !stopping { wait() }
+        return streamReady && !stopping
+    }
+
     /// Blocks until the stream is open, then drops the silence queued in it and starts an utterance.
     /// Returns nil if the player is stopping.
     public func beginUtterance() -> Utterance? {
@@ -87,17 +102,28 @@ public final class KeepAlivePlayer: @unchecked Sendable {
         defer { unlock() }
         while !streamReady && !stopping { wait() }
         guard let stream, !stopping else { return nil }
+        cancelPlayedOutTimer()
         mode = .speech
         trimming = true
         utterancePlayed = false
+        utteranceStart = pa_rtclock_now()
+        utteranceBytes = 0
         // Drop the queued silence: the server rewinds the sink and the speech written next plays at once.
         if let operation = pa_stream_flush(stream, nil, nil) { pa_operation_unref(operation) }
         // Keep the configured gap after the previous announcement.
         let sinceLast = Int((pa_rtclock_now() - lastUtteranceEnd) / 1000)
         if sinceLast < configuration.gapMilliseconds {
-            writeSilence(stream, bytes: configuration.bytes(milliseconds: configuration.gapMilliseconds - sinceLast))
+            let bytes = configuration.bytes(milliseconds: configuration.gapMilliseconds - sinceLast)
+            writeSilence(stream, bytes: bytes)
+            utteranceBytes += bytes
         }
         return Utterance(generation: generation)
+    }
+
+    func cancelPlayedOutTimer() {
+        guard let playedOutTimer else { return }
+        pa_threaded_mainloop_get_api(mainloop).pointee.time_free(playedOutTimer)
+        self.playedOutTimer = nil
     }
 
     /// Writes speech samples, waiting while the stream's buffer is full. Returns false if the stream was
@@ -132,6 +158,7 @@ public final class KeepAlivePlayer: @unchecked Sendable {
             pa_stream_write(stream, target, granted, nil, 0, PA_SEEK_RELATIVE)
             source += granted
             remaining -= granted
+            utteranceBytes += granted
         }
         return true
     }
@@ -151,23 +178,35 @@ public final class KeepAlivePlayer: @unchecked Sendable {
     }
 
     /// Waits until the utterance has been played out. Returns false if the stream was lost first (the
-    /// utterance was cut and should be said again) or the player stopped.
+    /// utterance was cut and should be said again) or the player stopped. Once played out, it stays played
+    /// out, whatever happens to the stream afterwards.
     public func waitUntilPlayed(_ utterance: Utterance) -> Bool {
         lock()
         defer { unlock() }
         while !utterancePlayed && utterance.generation == generation && !stopping { wait() }
-        return utterancePlayed && utterance.generation == generation
+        return utterancePlayed
     }
 
-    /// Called on the main loop with fresh timing: the speech ends `latency` from now.
+    /// Whether the player is shutting down (so a cut utterance was cut by the shutdown).
+    public var isStopping: Bool {
+        lock()
+        defer { unlock() }
+        return stopping
+    }
+
+    /// Called on the main loop with fresh timing: the speech ends `latency` from now, and never before
+    /// everything written for it has had time to play.
     func finishEnding(latency: UInt64) {
         guard mode == .ending, let stream else { return }
         mode = .silence
         let size = pa_stream_writable_size(stream)
         if size > 0 { writeSilence(stream, bytes: size) }
-        if pa_context_rttime_new(context, pa_rtclock_now() + latency, onUtterancePlayedOut, userdata) == nil {
-            markPlayed()
-        }
+        let now = pa_rtclock_now()
+        let earliest = utteranceStart + UInt64(utteranceBytes) * 1_000_000 / UInt64(configuration.bytesPerSecond)
+        let end = max(now + latency, earliest)
+        cancelPlayedOutTimer()
+        playedOutTimer = pa_context_rttime_new(context, end, onUtterancePlayedOut, userdata)
+        if playedOutTimer == nil { markPlayed() }
     }
 
     func markPlayed() {

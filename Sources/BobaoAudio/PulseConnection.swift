@@ -103,6 +103,7 @@ extension KeepAlivePlayer {
     /// context are released by the reconnect timer, never here: this may run inside their own callbacks
     /// (even inside pa_context_connect), where freeing them is not allowed.
     func connectionLost(reason: String) {
+        cancelPlayedOutTimer()
         streamReady = false
         mode = .silence
         guard reconnectTimer == nil else { return }  // already lost; the stream's failure follows the context's
@@ -112,6 +113,7 @@ extension KeepAlivePlayer {
     }
 
     func tearDownConnection() {
+        cancelPlayedOutTimer()
         streamReady = false
         if let stream {
             pa_stream_set_state_callback(stream, nil, nil)
@@ -183,7 +185,9 @@ let onUtterancePlayedOut: @convention(c) (
     UnsafeMutablePointer<pa_mainloop_api>?, OpaquePointer?, UnsafePointer<timeval>?, UnsafeMutableRawPointer?
 ) -> Void = { api, event, _, userdata in
     api?.pointee.time_free(event)
-    player(userdata).markPlayed()
+    let player = player(userdata)
+    player.playedOutTimer = nil
+    player.markPlayed()
 }
 
 let onReconnectTimerFired: @convention(c) (

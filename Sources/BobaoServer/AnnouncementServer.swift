@@ -45,6 +45,7 @@ public final class AnnouncementServer: Sendable {
         listener = try LineListener(
             address: configuration.listen, maximumLineBytes: configuration.maximumLineBytes,
             maximumConnections: configuration.maximumConnections, idleTimeout: configuration.idleTimeoutSeconds,
+            requiresAuthentication: configuration.access.token != nil,
             admits: { host in configuration.access.admits(host) },
             onLine: { request, client in
                 let access = configuration.access
@@ -82,7 +83,11 @@ public final class AnnouncementServer: Sendable {
             },
             onBusy: { peer in log("refused a connection from \(peer): busy") },
             onClose: { client in
-                if client.closedIdle { log("closed \(client.peer): idle for \(Int(configuration.idleTimeoutSeconds)) s") }
+                if client.closedIdle {
+                    let why = configuration.access.token != nil && !client.authenticated
+                        ? "did not authenticate in time" : "idle for \(Int(configuration.idleTimeoutSeconds)) s"
+                    log("closed \(client.peer): \(why)")
+                }
                 let repeated = client.refusals.filter { $0.value > 1 }.sorted { $0.key < $1.key }
                 guard !repeated.isEmpty else { return }
                 let summary = repeated.map { "\($0.value - 1) more \($0.key)" }.joined(separator: ", ")

@@ -1,5 +1,6 @@
 import BobaoCore
 import CSQLite
+import Glibc
 
 /// Accepted announcements on disk, in SQLite (WAL mode, synchronous commits): written before `OK` is
 /// sent, removed once spoken or expired, read back in order at start-up. An unreadable or corrupt spool is
@@ -11,6 +12,8 @@ public final class AnnouncementSpool: @unchecked Sendable {
     private let database: OpaquePointer
     private let insert: OpaquePointer
     private let delete: OpaquePointer
+    /// Held for the spool's life: one server per spool, or both would replay and renumber the same rows.
+    private let lockDescriptor: Int32
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -19,11 +22,21 @@ public final class AnnouncementSpool: @unchecked Sendable {
     /// Opens (or creates) the spool at `path`, checking that it is a sound Bobao spool.
     public init(path: String) throws(Failure) {
         self.path = path
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else {
+            throw Failure(description: "cannot open the spool lock \(path).lock: \(String(cString: strerror(errno)))")
+        }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            close(lock)
+            throw Failure(description: "the spool \(path) is in use by another bobao serve; give each server its own --spool")
+        }
+        lockDescriptor = lock
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
+            close(lock)
             throw Failure(description: "cannot open the spool \(path): \(message)")
         }
         database = handle
@@ -41,6 +54,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
             delete = try Self.prepare(handle, path, "DELETE FROM announcements WHERE id = ?")
         } catch {
             sqlite3_close(handle)
+            close(lock)
             throw error
         }
     }
@@ -49,6 +63,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
         sqlite3_finalize(insert)
         sqlite3_finalize(delete)
         sqlite3_close(database)
+        close(lockDescriptor)
     }
 
     /// Stores an announcement; returns once it is on disk.

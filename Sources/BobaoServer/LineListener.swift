@@ -24,6 +24,8 @@ public final class LineListener: @unchecked Sendable {
     private let maximumLineBytes: Int
     private let maximumConnections: Int
     private let idleTimeout: Double
+    private let requiresAuthentication: Bool
+    static let authenticationSeconds = 5.0
     private var lastSweep = 0.0
     private let onLine: (LineProtocol.Request, Client) -> LineReply?
     private let onClose: (Client) -> Void
@@ -41,9 +43,10 @@ public final class LineListener: @unchecked Sendable {
     ///   - onClose: called on the listener thread when a client's connection ends.
     ///   - maximumConnections: beyond this, a new client is answered `ERR busy` and closed.
     ///   - idleTimeout: seconds without a byte from a client before its connection is closed.
+    ///   - requiresAuthentication: clients must authenticate; until they do they get only a few seconds.
     public init(
         address: ListenAddress, maximumLineBytes: Int = 4096, maximumConnections: Int = 512,
-        idleTimeout: Double = 60,
+        idleTimeout: Double = 60, requiresAuthentication: Bool = false,
         admits: @escaping (String) -> Bool = { _ in true },
         onLine: @escaping (LineProtocol.Request, Client) -> LineReply?,
         onBusy: @escaping (String) -> Void = { _ in },
@@ -54,6 +57,7 @@ public final class LineListener: @unchecked Sendable {
         self.maximumLineBytes = maximumLineBytes
         self.maximumConnections = maximumConnections
         self.idleTimeout = idleTimeout
+        self.requiresAuthentication = requiresAuthentication
         self.onLine = onLine
         self.onClose = onClose
         Posix.raiseDescriptorLimit()
@@ -121,7 +125,8 @@ public final class LineListener: @unchecked Sendable {
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
             // Wake at least once a second while clients are connected, to close idle ones.
             let count = epoll_wait(epollFD, events, Int32(capacity), connections.isEmpty ? -1 : 1000)
-            closeIdleConnections()
+            // Idle connections are closed after this round's events, so a line arriving just in time counts.
+            defer { closeIdleConnections() }
             if count < 0 { continue }  // EINTR
             for index in 0..<Int(count) {
                 let fd = events[index].data.fd
@@ -194,8 +199,13 @@ public final class LineListener: @unchecked Sendable {
         let now = WallClock.monotonicSeconds()
         guard now - lastSweep >= 1 else { return }
         lastSweep = now
-        for connection in Array(connections.values) where now - connection.lastActivity >= idleTimeout {
-            let reply = LineProtocol.error(.idle(seconds: idleTimeout))
+        for connection in Array(connections.values) {
+            // Before it has authenticated, a client gets a few seconds, not the full idle timeout: silent
+            // unauthenticated connections must not be able to fill the connection limit for long.
+            let limit = requiresAuthentication && !connection.client.authenticated
+                ? min(Self.authenticationSeconds, idleTimeout) : idleTimeout
+            guard now - connection.lastActivity >= limit else { continue }
+            let reply = LineProtocol.error(.idle(seconds: limit))
             _ = reply.withCString { send(connection.fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
             connection.client.closedIdle = true
             drop(connection)
@@ -207,6 +217,7 @@ public final class LineListener: @unchecked Sendable {
            !connection.readClosed, !connection.readingPaused {
             readAvailable(connection)
         }
+        guard connections[connection.fd] === connection else { return }  // dropped while reading
         flush(connection)
     }
 
@@ -264,6 +275,10 @@ public final class LineListener: @unchecked Sendable {
         }
         if connection.pendingOutput == 0 {
             connection.output.removeAll(keepingCapacity: connection.output.count <= 4096)
+            connection.outputOffset = 0
+        } else if connection.outputOffset > 64 * 1024 {
+            // A slow but steady reader: drop what it has read, so the buffer holds only what is unsent.
+            connection.output.removeFirst(connection.outputOffset)
             connection.outputOffset = 0
         }
         if connection.readClosed && connection.pendingOutput == 0 {

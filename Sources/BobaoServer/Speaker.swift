@@ -59,20 +59,23 @@ public final class Speaker: Sendable {
     private func speak(_ announcement: Announcement) -> Bool {
         current.withLock { $0 = announcement }
         defer { current.withLock { $0 = nil } }
-        guard let utterance = player.beginUtterance() else {
+        guard player.waitUntilReady() else {
             log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))")
             return false
         }
         // Checked once the sound server is there to say it: an announcement that waited too long (for its
-        // turn, or for a sound server to come back) is dropped and logged, never spoken late.
+        // turn, or for a sound server to come back) is dropped and logged, never spoken late. Dropping it
+        // costs the player nothing.
         let age = Double(WallClock.nowMilliseconds() - announcement.acceptedAt) / 1000
         if age > ttlSeconds {
             log("expired #\(announcement.id) \(EventLog.quote(announcement.text)): accepted \(Int(age)) s ago, "
                 + "over the \(Int(ttlSeconds)) s limit; not spoken")
-            player.endUtterance(utterance)
-            _ = player.waitUntilPlayed(utterance)
             finish(announcement)
             return true
+        }
+        guard let utterance = player.beginUtterance() else {
+            log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))")
+            return false
         }
         let started = WallClock.monotonicSeconds()
         // Numbers become words before eSpeak sees them; the log shows both when they differ.
@@ -101,7 +104,8 @@ public final class Speaker: Sendable {
             return true
         }
         guard outcome == .completed, player.waitUntilPlayed(utterance) else {
-            log("#\(announcement.id) was cut by a sound-server failure; it will be said again from its start")
+            let cause = player.isStopping ? "the shutdown" : "a sound-server failure"
+            log("#\(announcement.id) was cut by \(cause); it will be said again from its start")
             board.requeueFirst(announcement)
             return true
         }

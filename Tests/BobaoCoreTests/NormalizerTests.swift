@@ -116,6 +116,14 @@ struct NormalizerTests {
         #expect(decisions[0] == TextNormalizer.Decision(original: "¥128.50", spoken: "一百二十八点五元", category: "money"))
     }
 
+    /// Inputs the fuzzer found: whatever the shape, no digit is left for eSpeak to read in English.
+    @Test(arguments: ["2m3:00-17:8:001-17:7:8:8-0003:", "1.2.3.4.5.6", "9" + String(repeating: "9", count: 40), "1:2:3:4",
+                      "--5--", "１２.３４％", "1,2,,3", "2m2m2"])
+    func noDigitIsLeftUnread(text: String) {
+        let spoken = normalizer.normalize(text)
+        #expect(!spoken.unicodeScalars.contains { ("0"..."9").contains($0) || (0xFF10...0xFF19).contains($0.value) }, "\(spoken)")
+    }
+
     @Test func aLongLineIsHandledWhole() {
         let line = String(repeating: "收款128.50元，", count: 300)
         let spoken = normalizer.normalize(line)

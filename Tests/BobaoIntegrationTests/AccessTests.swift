@@ -63,6 +63,16 @@ extension SoundSuites {
             #expect(!server.log.contains("wrong\""))
         }
 
+        @Test func anUnauthenticatedConnectionGetsOnlyAFewSeconds() throws {
+            let server = try ServerProcess(arguments: ["--token", "t0ken"], pulseServer: sound.address)
+            let silent = try LineClient(connectingTo: ListenAddress(host: "127.0.0.1", port: server.port))
+            let started = Date()
+            #expect(silent.readLine() == "ERR idle closing after 5 s without a line")
+            #expect(Date().timeIntervalSince(started) < 8)
+            #expect(server.waitForLog("did not authenticate in time"))
+            #expect(server.stop() == 0)
+        }
+
         @Test func aListenerRefusesAddressesItDoesNotAdmit() throws {
             let listener = try LineListener(
                 address: ListenAddress(host: "127.0.0.1", port: 0), admits: { _ in false }, onLine: { _, _ in nil })

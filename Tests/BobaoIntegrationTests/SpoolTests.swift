@@ -114,6 +114,16 @@ extension SoundSuites {
             #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/spool.db")) == garbage)
         }
 
+        @Test func twoServersCannotShareASpool() throws {
+            let environment = ["XDG_STATE_HOME": state + "-shared"]
+            let first = try ServerProcess(pulseServer: sound.address, environment: environment)
+            let second = try BobaoBinary.run(
+                ["serve", "--listen", "127.0.0.1:0"], environment: environment.merging(["PULSE_SERVER": sound.address]) { $1 })
+            #expect(second.status == 1)
+            #expect(second.stderr.contains("is in use by another bobao serve"), "\(second.stderr)")
+            #expect(first.stop() == 0)
+        }
+
         @Test func noSpoolKeepsNothingOnDisk() throws {
             let bobao = try ServerProcess(arguments: ["--no-spool"], pulseServer: sound.address,
                                           environment: ["XDG_STATE_HOME": state + "-none"])

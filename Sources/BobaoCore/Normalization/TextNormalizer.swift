@@ -61,9 +61,11 @@ public struct TextNormalizer: Sendable {
         var decisions: [Decision] = []
         var cursor = 0
         var previousSpokenEnd = -1
-        for span in NumericTokenizer.spans(in: folded) where span.start >= cursor {
+        let spans = NumericTokenizer.spans(in: folded)
+        for (index, span) in spans.enumerated() where span.start >= cursor {
             let context = SpanContext(folded: folded, span: span)
-            guard let (verbalizer, reading) = firstReading(span, context) else { continue }
+            let next = index + 1 < spans.count ? spans[index + 1] : nil
+            guard let (verbalizer, reading) = firstReading(span, context, before: next) else { continue }
             var start = span.start - min(reading.consumedBefore, span.start - cursor)
             var spoken = reading.spoken
             if start > cursor {
@@ -94,9 +96,16 @@ public struct TextNormalizer: Sendable {
         return (String(decoding: output, as: UTF8.self), decisions)
     }
 
-    private func firstReading(_ span: NumericSpan, _ context: SpanContext) -> (any Verbalizer, Verbalization)? {
+    /// The first verbalizer's reading that does not end inside the `next` span (a unit such as `m3` must not
+    /// swallow the first digit of `3:00` and leave the rest unread).
+    private func firstReading(
+        _ span: NumericSpan, _ context: SpanContext, before next: NumericSpan?
+    ) -> (any Verbalizer, Verbalization)? {
         for verbalizer in verbalizers {
-            if let reading = verbalizer.verbalize(span, in: context) { return (verbalizer, reading) }
+            guard let reading = verbalizer.verbalize(span, in: context) else { continue }
+            let end = span.end + reading.consumedAfter
+            if let next, end > next.start, end < next.end { continue }
+            return (verbalizer, reading)
         }
         return nil
     }
