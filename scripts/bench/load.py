@@ -20,6 +20,7 @@ def state(label):
 
 
 def read_replies(sock, count, timeout=60):
+    """Replies until `count` lines or the end of the stream (blank lines get no reply)."""
     sock.settimeout(timeout)
     data = b""
     while data.count(b"\n") < count:
@@ -30,6 +31,11 @@ def read_replies(sock, count, timeout=60):
     return data.decode(errors="replace").splitlines()
 
 
+def send_all_and_finish(sock, payload):
+    sock.sendall(payload)
+    sock.shutdown(socket.SHUT_WR)
+
+
 def many_clients(clients=100, lines=100):
     results = {"ok": 0, "refused": 0, "lost": 0}
     lock = threading.Lock()
@@ -37,7 +43,7 @@ def many_clients(clients=100, lines=100):
     def client(index):
         sock = socket.create_connection(ADDRESS)
         payload = "".join("%d号%d\n" % (index, n) for n in range(lines)).encode()
-        sock.sendall(payload)
+        send_all_and_finish(sock, payload)
         replies = read_replies(sock, lines)
         sock.close()
         with lock:
@@ -96,7 +102,7 @@ def garbage(lines=2000):
     sock = socket.create_connection(ADDRESS)
     payload = b"".join(bytes(random.getrandbits(8) for _ in range(random.randint(1, 80))).replace(b"\n", b"") + b"\n"
                        for _ in range(lines))
-    sock.sendall(payload)
+    send_all_and_finish(sock, payload)
     replies = read_replies(sock, lines)
     sock.close()
     return replies
@@ -104,7 +110,7 @@ def garbage(lines=2000):
 
 def huge_line(size=10 * 1024 * 1024):
     sock = socket.create_connection(ADDRESS)
-    sock.sendall(b"x" * size + "\n好\n".encode())
+    send_all_and_finish(sock, b"x" * size + "\n好\n".encode())
     replies = read_replies(sock, 2)
     sock.close()
     return replies
@@ -127,7 +133,7 @@ def main():
     for reply in replies:
         code = reply.split()[1] if reply.startswith("ERR ") else reply.split()[0]
         errors[code] = errors.get(code, 0) + 1
-    print("  2,000 lines of random bytes:       replies %s" % dict(sorted(errors.items())))
+    print("  2,000 lines of random bytes:       replies %s (blank ones get none)" % dict(sorted(errors.items())))
     print("  a 10 MiB line, then a good one:    %s" % huge_line())
     time.sleep(1)
     state("at the end")
