@@ -50,8 +50,9 @@ let package = Package(
 
         // MARK: Fuzzing (scripts/fuzz.sh builds these with -sanitize=fuzzer; a plain build replays files).
         .systemLibrary(name: "CFuzzer"),
-        .executableTarget(name: "FuzzLineProtocol", dependencies: ["BobaoCore", "BobaoPlatform", "CFuzzer"]),
-        .executableTarget(name: "FuzzNormalizer", dependencies: ["BobaoCore", "BobaoPlatform", "CFuzzer"]),
+        .target(name: "BobaoFuzzDriver", dependencies: ["BobaoPlatform", "CFuzzer"]),
+        .executableTarget(name: "FuzzLineProtocol", dependencies: ["BobaoCore", "BobaoFuzzDriver"]),
+        .executableTarget(name: "FuzzNormalizer", dependencies: ["BobaoCore", "BobaoFuzzDriver"]),
 
         // MARK: Tests.
         /// Helpers the integration tests share: a private PulseAudio, monitor recording, loudness.

@@ -35,17 +35,9 @@ extension SoundSuites {
         @Test func aTokenIsRequiredFirstAndNeverLogged() throws {
             let secret = "s3cret-Counter-7"
             let server = try ServerProcess(arguments: ["--token", secret], pulseServer: sound.address)
-            func session(_ lines: String) throws -> [String] {
-                let client = try LineClient(connectingTo: ListenAddress(host: "127.0.0.1", port: server.port))
-                try client.send(lines)
-                client.finishSending()
-                var replies: [String] = []
-                while let line = client.readLine() { replies.append(line) }
-                return replies
-            }
-            #expect(try session("新客户来了\n好\n") == ["ERR auth-required send AUTH <token> as the first line"])
-            #expect(try session("AUTH wrong\n好\n") == ["ERR auth-failed wrong token"])
-            #expect(try session("AUTH \(secret)\n新客户来了\n") == ["OK authenticated", "OK 1"])
+            #expect(try server.exchange("新客户来了\n好\n") == ["ERR auth-required send AUTH <token> as the first line"])
+            #expect(try server.exchange("AUTH wrong\n好\n") == ["ERR auth-failed wrong token"])
+            #expect(try server.exchange("AUTH \(secret)\n新客户来了\n") == ["OK authenticated", "OK 1"])
 
             let say = try BobaoBinary.run(["say", "--to", server.address, "--token", secret, "欢迎光临"])
             #expect(say.status == 0, "\(say.stderr)")

@@ -30,16 +30,6 @@ extension SoundSuites {
             return SignalAnalysis(samples.withLock { $0 }, sampleRate: synthesizer.sampleRate).soundingDuration()
         }
 
-        /// Sends `payload` on one connection, closes the sending side, returns the replies.
-        func send(_ payload: String, to server: ServerProcess) throws -> [String] {
-            let client = try LineClient(connectingTo: ListenAddress(host: "127.0.0.1", port: server.port))
-            try client.send(payload)
-            client.finishSending()
-            var replies: [String] = []
-            while let line = client.readLine() { replies.append(line) }
-            return replies
-        }
-
         /// Waits until the recording holds `count` utterances followed by `quiet` seconds of silence.
         func waitForUtterances(_ count: Int, in recorder: MonitorRecorder, quiet: Double = 0.8, timeout: Double = 30)
             -> [SignalAnalysis.Segment]
@@ -56,7 +46,7 @@ extension SoundSuites {
             let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
             let server = try ServerProcess(pulseServer: sound.address)
             #expect(server.waitForLog("keep-alive stream open"))
-            #expect(try send("新客户来了\n", to: server) == ["OK 1"])
+            #expect(try server.exchange("新客户来了\n") == ["OK 1"])
             let segments = waitForUtterances(1, in: recorder)
             #expect(segments.count == 1, "\(segments)")
             let expected = try renderedSoundingDuration("新客户来了")
@@ -68,7 +58,7 @@ extension SoundSuites {
         @Test func numbersAreSpokenAsWords() throws {
             let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
             let server = try ServerProcess(pulseServer: sound.address)
-            #expect(try send("收款128.50元\n", to: server) == ["OK 1"])
+            #expect(try server.exchange("收款128.50元\n") == ["OK 1"])
             #expect(server.waitForLog("spoke #1"))
             #expect(server.log.contains("speaking #1 \"收款128.50元\" as \"收款一百二十八点五元\""))
             // And what was heard lasts as long as those words take to say.
@@ -85,7 +75,7 @@ extension SoundSuites {
             #expect(server.waitForLog("keep-alive stream open"))
             // Different lengths, so the order can be read off the recording.
             let texts = ["请到三号窗口办理", "好", "欢迎光临"]
-            #expect(try send(texts.joined(separator: "\n") + "\n", to: server) == ["OK 1", "OK 2", "OK 3"])
+            #expect(try server.exchange(texts.joined(separator: "\n") + "\n") == ["OK 1", "OK 2", "OK 3"])
             let segments = waitForUtterances(3, in: recorder)
             try #require(segments.count == 3, "\(segments)")
             for (segment, text) in zip(segments, texts) {
@@ -102,7 +92,7 @@ extension SoundSuites {
             let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
             let server = try ServerProcess(pulseServer: sound.address)
             #expect(server.waitForLog("keep-alive stream open"))
-            #expect(try send("欢迎光临\r\n\r\n好", to: server) == ["OK 1", "OK 2"])
+            #expect(try server.exchange("欢迎光临\r\n\r\n好") == ["OK 1", "OK 2"])
             let segments = waitForUtterances(2, in: recorder)
             try #require(segments.count == 2, "\(segments)")
             // A stray CR would be read aloud or lengthen the utterance; each must match the render of the
@@ -143,7 +133,7 @@ extension SoundSuites {
             let server = try ServerProcess(pulseServer: sound.address)
             #expect(server.waitForLog("keep-alive stream open"))
             let text = "请保管好您的随身物品，祝您生活愉快"
-            #expect(try send(text + "\n", to: server) == ["OK 1"])
+            #expect(try server.exchange(text + "\n") == ["OK 1"])
             // Wait until the speech is being heard, then stop the server.
             #expect(recorder.waitUntil(timeout: 10) { SignalAnalysis($0, sampleRate: recorder.sampleRate).firstLoudSample() != nil })
             #expect(server.stop(signal: SIGTERM) == 0)
@@ -156,7 +146,7 @@ extension SoundSuites {
 
         @Test func refusesAFullQueueWithoutDroppingWhatItAccepted() throws {
             let server = try ServerProcess(arguments: ["--queue", "2"], pulseServer: sound.address)
-            let replies = try send((1...6).map { "\($0)号" }.joined(separator: "\n") + "\n", to: server)
+            let replies = try server.exchange((1...6).map { "\($0)号" }.joined(separator: "\n") + "\n")
             #expect(replies.count == 6)
             #expect(replies.filter { $0.hasPrefix("ERR queue-full ") }.count >= 3)
             let accepted = replies.filter { $0.hasPrefix("OK ") }

@@ -16,20 +16,11 @@ extension SoundSuites {
             state = FileManager.default.temporaryDirectory.appendingPathComponent("bobao-spool-\(UUID())").path
         }
 
-        func send(_ lines: String, to server: ServerProcess) throws -> [String] {
-            let client = try LineClient(connectingTo: ListenAddress(host: "127.0.0.1", port: server.port))
-            try client.send(lines)
-            client.finishSending()
-            var replies: [String] = []
-            while let line = client.readLine() { replies.append(line) }
-            return replies
-        }
-
         @Test func announcementsQueuedWhenBobaoIsKilledAreSpokenAfterARestart() throws {
             let recorder = try MonitorRecorder(address: sound.address, sinkName: "spool_tests")
             let first = try ServerProcess(pulseServer: sound.address, environment: ["XDG_STATE_HOME": state])
             #expect(first.waitForLog("keep-alive stream open"))
-            #expect(try send("请保管好您的随身物品\n欢迎光临\n谢谢惠顾\n", to: first) == ["OK 1", "OK 2", "OK 3"])
+            #expect(try first.exchange("请保管好您的随身物品\n欢迎光临\n谢谢惠顾\n") == ["OK 1", "OK 2", "OK 3"])
             #expect(recorder.waitUntil(timeout: 10) { SignalAnalysis($0, sampleRate: 22050).firstLoudSample() != nil })
             #expect(first.stop(signal: SIGKILL) == 128 + SIGKILL)
             #expect(FileManager.default.fileExists(atPath: state + "/bobao/spool.db"))
@@ -41,7 +32,7 @@ extension SoundSuites {
             let order = ["speaking #1 ", "speaking #2 ", "speaking #3 "].compactMap { log.range(of: $0)?.lowerBound }
             #expect(order.count == 3 && order == order.sorted(), "spoken in their original order")
             // New announcements continue the numbering.
-            #expect(try send("好\n", to: second) == ["OK 4"])
+            #expect(try second.exchange("好\n") == ["OK 4"])
             #expect(second.waitForLog("spoke #4"))
             #expect(second.stop() == 0)
 
@@ -55,7 +46,7 @@ extension SoundSuites {
         @Test func gracefulShutdownKeepsTheRestInTheSpool() throws {
             let first = try ServerProcess(pulseServer: sound.address, environment: ["XDG_STATE_HOME": state + "-b"])
             #expect(first.waitForLog("keep-alive stream open"))
-            #expect(try send("请保管好您的随身物品\n一号\n二号\n", to: first) == ["OK 1", "OK 2", "OK 3"])
+            #expect(try first.exchange("请保管好您的随身物品\n一号\n二号\n") == ["OK 1", "OK 2", "OK 3"])
             #expect(first.waitForLog("speaking #1 "))
             #expect(first.stop() == 0)
             #expect(first.log.contains("spoke #1"), "the announcement being spoken is finished")
@@ -71,7 +62,7 @@ extension SoundSuites {
             let first = try ServerProcess(arguments: ["--shutdown-timeout", "1"], pulseServer: sound.address, environment: environment)
             #expect(first.waitForLog("keep-alive stream open"))
             let long = String(repeating: "请保管好您的随身物品，", count: 6)
-            #expect(try send(long + "\n", to: first) == ["OK 1"])
+            #expect(try first.exchange(long + "\n") == ["OK 1"])
             #expect(first.waitForLog("speaking #1 "))
             let started = Date()
             #expect(first.stop() == 0)
@@ -88,12 +79,12 @@ extension SoundSuites {
             let pulse = try PrivatePulseServer(sinkName: "late_spool")
             pulse.stop()
             let bobao = try ServerProcess(arguments: ["--ttl", "1"], pulseServer: pulse.address)
-            #expect(try send("新客户来了\n", to: bobao) == ["OK 1"])
+            #expect(try bobao.exchange("新客户来了\n") == ["OK 1"])
             // The behaviour under test is an age: let the announcement grow older than its TTL.
             Thread.sleep(forTimeInterval: 2)
             try pulse.start()
             #expect(bobao.waitForLog("expired #1 \"新客户来了\""))
-            #expect(try send("欢迎光临\n", to: bobao) == ["OK 2"])
+            #expect(try bobao.exchange("欢迎光临\n") == ["OK 2"])
             #expect(bobao.waitForLog("spoke #2"))
             #expect(!bobao.log.contains("spoke #1"))
             #expect(bobao.stop() == 0)
@@ -127,7 +118,7 @@ extension SoundSuites {
         @Test func noSpoolKeepsNothingOnDisk() throws {
             let bobao = try ServerProcess(arguments: ["--no-spool"], pulseServer: sound.address,
                                           environment: ["XDG_STATE_HOME": state + "-none"])
-            #expect(try send("好\n", to: bobao) == ["OK 1"])
+            #expect(try bobao.exchange("好\n") == ["OK 1"])
             #expect(bobao.stop() == 0)
             #expect(!FileManager.default.fileExists(atPath: state + "-none/bobao/spool.db"))
         }
