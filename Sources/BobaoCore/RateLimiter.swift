@@ -35,6 +35,4 @@ public struct RateLimiter: Sendable {
     private mutating func forgetFull(now: Double) {
         buckets = buckets.filter { $0.value.tokens + (now - $0.value.updated) * perSecond < burst }
     }
-
-    public var trackedPeers: Int { buckets.count }
 }
