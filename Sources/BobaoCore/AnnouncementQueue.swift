@@ -4,13 +4,18 @@ import Glibc
 public struct Announcement: Sendable, Equatable {
     public var id: UInt64
     public var text: String
-    /// When it was accepted, in milliseconds since 1970 (UTC).
+    /// When it was accepted, in milliseconds since 1970 (UTC): for logs and records only, never for expiry
+    /// (the wall clock jumps).
     public var acceptedAt: Int64
+    /// When it expires, in seconds on the boot clock (`WallClock.bootSeconds()`, which never jumps);
+    /// `.infinity` for never.
+    public var expiresAt: Double
 
-    public init(id: UInt64, text: String, acceptedAt: Int64 = 0) {
+    public init(id: UInt64, text: String, acceptedAt: Int64 = 0, expiresAt: Double = .infinity) {
         self.id = id
         self.text = text
         self.acceptedAt = acceptedAt
+        self.expiresAt = expiresAt
     }
 }
 
@@ -48,9 +53,11 @@ public struct AnnouncementQueue: Sendable {
     }
 
     /// Accepts `text` and gives it the next id, or refuses it when the queue is full: never a silent drop.
-    public mutating func enqueue(_ text: String, at date: Int64 = 0) throws(Refusal) -> Announcement {
+    public mutating func enqueue(
+        _ text: String, at date: Int64 = 0, expiresAt: Double = .infinity
+    ) throws(Refusal) -> Announcement {
         guard count < capacity else { throw .full(capacity: capacity) }
-        let announcement = Announcement(id: nextID, text: text, acceptedAt: date)
+        let announcement = Announcement(id: nextID, text: text, acceptedAt: date, expiresAt: expiresAt)
         nextID += 1
         items.append(announcement)
         return announcement

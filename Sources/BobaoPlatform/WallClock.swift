@@ -18,6 +18,14 @@ public enum WallClock {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
+    /// Seconds since boot, counting time suspended (`CLOCK_BOOTTIME`): never jumps when the wall clock is
+    /// set (NTP on a box without a battery clock), so deadlines such as an announcement's TTL use it.
+    public static func bootSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     /// `2026-11-29T19:22:09.123Z`.
     public static func iso8601(milliseconds: Int64 = nowMilliseconds()) -> String {
         var seconds = time_t(milliseconds / 1000)

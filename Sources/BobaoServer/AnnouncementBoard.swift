@@ -19,12 +19,25 @@ public final class AnnouncementBoard: Sendable {
     public let spool: AnnouncementSpool?
 
     /// - Parameter spool: announcements it holds are queued first, in their order.
-    public init(capacity: Int, spool: AnnouncementSpool? = nil) throws(AnnouncementSpool.Failure) {
+    /// How long an accepted announcement may wait for its turn.
+    public let ttlSeconds: Double
+
+    public init(capacity: Int, ttlSeconds: Double = 120, spool: AnnouncementSpool? = nil) throws(AnnouncementSpool.Failure) {
+        self.ttlSeconds = ttlSeconds
         var queue = AnnouncementQueue(capacity: capacity)
         if let spool { queue.restore(try spool.all()) }
         state = Mutex(State(queue: queue))
         self.spool = spool
         for _ in 0..<queue.count { wakeSpeaker.signal() }
+    }
+
+    /// Accepts `text` or says why not. `completion` runs exactly once: at once without a spool, or on the
+    /// spool writer's thread once the announcement is on disk. It must be quick and must not call back
+    /// into the board.
+    public func submit(
+        _ text: String, completion: @escaping @Sendable (Result<Announcement, LineProtocol.Refusal>) -> Void
+    ) {
+        completion(submit(text))
     }
 
     /// Accepts `text` or says why not.
@@ -35,22 +48,24 @@ public final class AnnouncementBoard: Sendable {
             let now = WallClock.nowMilliseconds()
             if state.queue.count < state.queue.capacity, let spool {
                 // On disk before OK: the id it will get, stored first, then queued.
-                let announcement = Announcement(id: state.queue.nextAnnouncementID, text: text, acceptedAt: now)
+                let announcement = Announcement(
+                    id: state.queue.nextAnnouncementID, text: text, acceptedAt: now,
+                    expiresAt: WallClock.bootSeconds() + ttlSeconds)
                 do { try spool.store(announcement) } catch {
                     return .failure(LineProtocol.Refusal(code: "spool-failed", reason: "could not store the announcement"))
                 }
             }
-            return Self.enqueue(text, at: now, into: &state.queue)
+            return Self.enqueue(text, at: now, expiresAt: WallClock.bootSeconds() + ttlSeconds, into: &state.queue)
         }
         if case .success = result { wakeSpeaker.signal() }
         return result
     }
 
     private static func enqueue(
-        _ text: String, at now: Int64, into queue: inout AnnouncementQueue
+        _ text: String, at now: Int64, expiresAt: Double, into queue: inout AnnouncementQueue
     ) -> Result<Announcement, LineProtocol.Refusal> {
         do {
-            return .success(try queue.enqueue(text, at: now))
+            return .success(try queue.enqueue(text, at: now, expiresAt: expiresAt))
         } catch {
             switch error {
             case .full(let capacity): return .failure(.queueFull(capacity: capacity))

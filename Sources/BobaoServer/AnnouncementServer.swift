@@ -29,7 +29,8 @@ public final class AnnouncementServer: Sendable {
         let spool = try configuration.spoolPath.map { path throws(AnnouncementSpool.Failure) in
             try AnnouncementSpool(path: path)
         }
-        board = try AnnouncementBoard(capacity: configuration.queueCapacity, spool: spool)
+        board = try AnnouncementBoard(
+            capacity: configuration.queueCapacity, ttlSeconds: configuration.ttlSeconds, spool: spool)
         if let spool, board.count > 0 {
             log("restored \(board.count) announcement(s) from the spool \(spool.path); speaking them first, in order")
         }

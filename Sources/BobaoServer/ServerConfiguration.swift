@@ -19,6 +19,10 @@ public struct ServerConfiguration: Sendable {
     public var linesPerSecondPerPeer = 20.0
     /// Lines one peer address may send at once.
     public var burstPerPeer = 40.0
+    /// Whether loopback clients (the box's own POS software, `bobao say`) are rate-limited too.
+    public var rateLimitLoopback = false
+    /// One announcement that would speak longer than this is cut, and the log says so.
+    public var maximumSpeechSeconds = 60.0
     /// The SQLite file accepted announcements are kept in until spoken; nil keeps them in memory only.
     public var spoolPath: String?
     /// An announcement whose turn comes later than this after it was accepted is dropped, not spoken late.

@@ -67,7 +67,7 @@ public final class Speaker: Sendable {
         // turn, or for a sound server to come back) is dropped and logged, never spoken late. Dropping it
         // costs the player nothing.
         let age = Double(WallClock.nowMilliseconds() - announcement.acceptedAt) / 1000
-        if age > ttlSeconds {
+        if WallClock.bootSeconds() > announcement.expiresAt {
             log("expired #\(announcement.id) \(EventLog.quote(announcement.text)): accepted \(Int(age)) s ago, "
                 + "over the \(Int(ttlSeconds)) s limit; not spoken")
             finish(announcement)
