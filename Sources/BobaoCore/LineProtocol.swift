@@ -4,8 +4,9 @@ public enum LineProtocol {
     /// What a received line asks for.
     public enum Request: Equatable, Sendable {
         case announce(String)
-        /// `AUTH <token>`: the client presents the server's token (only as its first line).
-        case auth(String)
+        /// `AUTH <token>`: the client presents the server's token (only as its first line); nil when what
+        /// follows `AUTH ` holds control characters and so cannot be a token.
+        case auth(String?)
         /// Blank lines are ignored and not answered.
         case blank
         case invalid(Refusal)
@@ -34,6 +35,10 @@ public enum LineProtocol {
         public static let forbidden = Refusal(code: "forbidden", reason: "this address may not use this server")
         public static let authRequired = Refusal(code: "auth-required", reason: "send AUTH <token> as the first line")
         public static let authFailed = Refusal(code: "auth-failed", reason: "wrong token")
+        public static func authTimeout(seconds: Double) -> Refusal {
+            Refusal(code: "auth-timeout", reason: "no AUTH <token> within \(Int(seconds)) s of connecting")
+        }
+
         public static let authUnexpected = Refusal(code: "auth-unexpected", reason: "this server takes no token")
         public static func busy(limit: Int) -> Refusal {
             Refusal(code: "busy", reason: "\(limit) connections are open already; try again later")
@@ -51,11 +56,12 @@ public enum LineProtocol {
         guard let text = String(validating: bytes, as: UTF8.self) else { return .invalid(.badUTF8) }
         let trimmed = text.trimmingWhitespace()
         if trimmed.isEmpty { return .blank }
-        if trimmed.hasPrefix("AUTH ") { return .auth(String(trimmed.dropFirst(5)).trimmingWhitespace()) }
-        // Tabs are allowed inside a line; other C0 controls and DEL are not text to speak.
-        if trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
-            return .invalid(.controlCharacters)
+        // Tabs are allowed inside a line; other C0 and C1 controls and DEL are not text to speak. Checked
+        // before anything else, AUTH lines included: a token followed by NULs is not the token.
+        if trimmed.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || (0x7F...0x9F).contains($0.value) }) {
+            return trimmed.hasPrefix("AUTH ") ? .auth(nil) : .invalid(.controlCharacters)
         }
+        if trimmed.hasPrefix("AUTH ") { return .auth(String(trimmed.dropFirst(5)).trimmingWhitespace()) }
         return .announce(trimmed)
     }
 

@@ -4,12 +4,8 @@ import Glibc
 
 /// The few file operations Bobao needs, straight on POSIX (see `startThread` for why not Foundation).
 public enum FileSystem {
-    /// A failed call: what was attempted, on which path, and errno's message.
-    public struct Failure: Error, CustomStringConvertible {
-        public var path: String
-        public var errno: Int32
-        public var description: String { "\(path): \(String(cString: strerror(errno)))" }
-    }
+    /// A failed call on a path: the path and errno (the one POSIX error type, named here for its uses).
+    public typealias Failure = SystemError
 
     /// The `S_IFMT` bits of `path` (following symbolic links), or nil if it does not exist.
     public static func type(of path: String) -> mode_t? {
@@ -53,7 +49,7 @@ public enum FileSystem {
     /// Reads a whole file.
     public static func read(_ path: String) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(path: path, errno: errno) }
+        guard fd >= 0 else { throw Failure(call: path, errno: errno) }
         defer { close(fd) }
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -61,7 +57,7 @@ public enum FileSystem {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw Failure(path: path, errno: errno)
+                throw Failure(call: path, errno: errno)
             }
             if count == 0 { return data }
             data += chunk[..<count]
@@ -71,19 +67,19 @@ public enum FileSystem {
     /// Creates or truncates `path` and writes `bytes` to it.
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(Failure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw Failure(path: path, errno: errno) }
+        guard fd >= 0 else { throw Failure(call: path, errno: errno) }
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
-                let failure = Failure(path: path, errno: errno)
+                let failure = Failure(call: path, errno: errno)
                 close(fd)
                 throw failure
             }
             offset += written
         }
-        guard close(fd) == 0 else { throw Failure(path: path, errno: errno) }
+        guard close(fd) == 0 else { throw Failure(call: path, errno: errno) }
     }
 
     public static func remove(_ path: String) { unlink(path) }

@@ -96,13 +96,6 @@ public struct AccessPolicy: Sendable {
     /// differ.
     public func tokenMatches(_ presented: String) -> Bool {
         guard let token else { return false }
-        let expected = Array(token.utf8), given = Array(presented.utf8)
-        var difference = UInt8(truncatingIfNeeded: expected.count ^ given.count)
-        for index in 0..<max(expected.count, given.count) {
-            let a = index < expected.count ? expected[index] : 0
-            let b = index < given.count ? given[index] : 0
-            difference |= a ^ b
-        }
-        return difference == 0
+        return SecretComparison.matches(presented, token)
     }
 }

@@ -4,12 +4,6 @@ import BobaoPlatform
 import BobaoSpeech
 import Glibc
 
-/// The per-peer rate limiter, used on the listener thread only.
-private final class RateLimits {
-    var limiter: RateLimiter
-    init(_ limiter: RateLimiter) { self.limiter = limiter }
-}
-
 /// The whole pipeline: TCP listener → announcement queue → speaker → keep-alive player → PulseAudio.
 public final class AnnouncementServer: Sendable {
     public let configuration: ServerConfiguration
@@ -40,70 +34,35 @@ public final class AnnouncementServer: Sendable {
         speaker = Speaker(
             board: board, synthesizer: synthesizer, player: player, parameters: configuration.speech,
             ttlSeconds: configuration.ttlSeconds, log: log)
-        let board = self.board
-        let rates = RateLimits(RateLimiter(
-            perSecond: configuration.linesPerSecondPerPeer, burst: configuration.burstPerPeer))
-        listener = try LineListener(
-            address: configuration.listen, maximumLineBytes: configuration.maximumLineBytes,
-            maximumConnections: configuration.maximumConnections, idleTimeout: configuration.idleTimeoutSeconds,
-            requiresAuthentication: configuration.access.token != nil,
-            admits: { host in configuration.access.admits(host) },
-            onLine: { request, client in
-                let access = configuration.access
-                if case .blank = request { return nil }
-                // With a token, the first line must present it; the token itself is never logged.
-                if access.token != nil && !client.authenticated {
-                    guard case .auth(let presented) = request else {
-                        return LineReply(Self.refuse(.authRequired, client: client, log: log), close: true)
-                    }
-                    guard access.tokenMatches(presented) else {
-                        return LineReply(Self.refuse(.authFailed, client: client, log: log), close: true)
-                    }
-                    client.authenticated = true
-                    return LineReply(LineProtocol.authenticated)
-                }
-                switch request {
-                case .blank:
-                    return nil
-                case .auth:
-                    return LineReply(Self.refuse(access.token == nil ? .authUnexpected : .authRequired, client: client, log: log))
-                case .invalid(let refusal):
-                    return LineReply(Self.refuse(refusal, client: client, log: log))
-                case .announce(let text):
-                    guard rates.limiter.allow(client.host, now: WallClock.monotonicSeconds()) else {
-                        return LineReply(Self.refuse(.rateLimited(perSecond: rates.limiter.perSecond), client: client, log: log))
-                    }
-                    switch board.submit(text) {
-                    case .success(let announcement):
-                        log("accepted #\(announcement.id) from \(client.peer): \(EventLog.quote(text))")
-                        return LineReply(LineProtocol.ok(id: announcement.id))
-                    case .failure(let refusal):
-                        return LineReply(Self.refuse(refusal, client: client, log: log))
-                    }
-                }
-            },
-            onBusy: { peer in log("refused a connection from \(peer): busy") },
-            onClose: { client in
-                if client.closedIdle {
-                    let why = configuration.access.token != nil && !client.authenticated
-                        ? "did not authenticate in time" : "idle for \(Int(configuration.idleTimeoutSeconds)) s"
-                    log("closed \(client.peer): \(why)")
-                }
-                let repeated = client.refusals.filter { $0.value > 1 }.sorted { $0.key < $1.key }
-                guard !repeated.isEmpty else { return }
-                let summary = repeated.map { "\($0.value - 1) more \($0.key)" }.joined(separator: ", ")
-                log("refused from \(client.peer), not logged one by one: \(summary)")
-            })
+        listener = try Self.makeListener(configuration: configuration, board: board, log: log)
     }
 
-    /// Logs the first refusal of each kind per connection; the rest are counted and summed up when the
-    /// connection ends, so a flood of bad lines cannot flood the log.
-    private static func refuse(_ refusal: LineProtocol.Refusal, client: Client, log: EventLog) -> String {
-        client.refusals[refusal.code, default: 0] += 1
-        if client.refusals[refusal.code] == 1 {
-            log("refused a line from \(client.peer): \(refusal.code) (\(refusal.reason))")
-        }
-        return LineProtocol.error(refusal)
+    /// The line port: sessions configured from the server's settings, announcements submitted to the board.
+    private static func makeListener(
+        configuration: ServerConfiguration, board: AnnouncementBoard, log: EventLog
+    ) throws(SystemError) -> LineListener {
+        var limits = LineListener.Limits()
+        limits.maximumConnections = configuration.maximumConnections
+        var session = LineSession.Configuration()
+        session.maximumLineBytes = configuration.maximumLineBytes
+        session.token = configuration.access.token
+        session.idleTimeoutSeconds = configuration.idleTimeoutSeconds
+        let ledger = PeerLedger(
+            rateLimiter: RateLimiter(perSecond: configuration.linesPerSecondPerPeer, burst: configuration.burstPerPeer),
+            rateLimitLoopback: configuration.rateLimitLoopback)
+        let access = configuration.access
+        return try LineListener(
+            address: configuration.listen, limits: limits, session: session, ledger: ledger,
+            admits: { access.admits($0) },
+            submit: { text, peer, reply in
+                board.submit(text) { outcome in
+                    if case .success(let announcement) = outcome {
+                        log("accepted #\(announcement.id) from \(peer): \(EventLog.quote(text))")
+                    }
+                    reply(outcome.map(\.id))
+                }
+            },
+            log: { log($0) })
     }
 
     /// `host:port` actually bound.

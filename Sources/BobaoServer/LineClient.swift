@@ -1,4 +1,5 @@
 import BobaoCore
+import BobaoPlatform
 import Glibc
 
 /// A blocking client for Bobao's line protocol (`bobao say`, tests and benchmarks).

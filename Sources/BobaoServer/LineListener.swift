@@ -5,99 +5,95 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// The TCP side: accepts many clients on one thread with epoll (no thread per connection), splits what
-/// they send into lines, hands each line to `onLine`, and writes back its reply.
+/// The TCP side: accepts many clients on one epoll thread and moves bytes between their sockets and their
+/// `LineSession`s, which decide what the bytes mean.
 ///
-/// A client that never reads its replies cannot stall anyone: once its unsent replies pass a high-water
-/// mark, Bobao stops reading from it (its own sends then block) until it catches up.
+/// Fair by construction: each round reads at most `readBudget` bytes from a connection; a connection's
+/// lines are processed one at a time and stop as soon as its unsent replies pass `outputCap` or too many of
+/// its announcements wait for the spool; accepting backs off when descriptors run out. The listener has no
+/// process-wide side effects.
 public final class LineListener: @unchecked Sendable {
-    // `connections`, the descriptors and `readBuffer` belong to the listener thread once `start` is
-    // called; other threads only call `stop()`, which goes through `wakeFD` and the atomic flag.
+    // Everything but `stopRequested` and the inbox belongs to the listener thread once `start` is called;
+    // other threads only call `stop()`, which goes through the inbox's eventfd and the atomic flag.
+    public struct Limits: Sendable {
+        public var maximumConnections = 512
+        /// Bytes read from one connection per round of the loop.
+        public var readBudget = 16 * 1024
+        /// Unsent reply bytes at which a connection's lines stop being read.
+        public var outputCap = 16 * 1024
+        /// Announcements of one connection waiting for the spool at which its lines stop being read.
+        public var maximumWaitingReplies = 64
+        /// After a final reply, how long the rest of what a client sends is read and dropped before closing.
+        public var lingerSeconds = 2.0
+
+        public init() {}
+    }
+
+    /// Submits an announcement; the closure passed in is called once with its id or refusal, on any thread.
+    public typealias Submit = @Sendable (
+        _ text: String, _ peer: String, _ reply: @escaping @Sendable (Result<UInt64, LineProtocol.Refusal>) -> Void
+    ) -> Void
+
     public let boundAddress: String
-    private let listenFD: Int32
-    private let epollFD: Int32
-    private let wakeFD: Int32
+    private let listenSocket: FileDescriptor
+    private let epoll: FileDescriptor
+    private let inbox: CompletionInbox
     private let stopRequested = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
-    private var connections: [Int32: Connection] = [:]
-    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
-    private let maximumLineBytes: Int
-    private let maximumConnections: Int
-    private let idleTimeout: Double
-    private let requiresAuthentication: Bool
-    static let authenticationSeconds = 5.0
-    private var lastSweep = 0.0
-    private let onLine: (LineProtocol.Request, Client) -> LineReply?
-    private let onClose: (Client) -> Void
-    private let onBusy: (String) -> Void
+    private let limits: Limits
+    private let sessionConfiguration: LineSession.Configuration
     private let admits: (String) -> Bool
-
-    static let outputHighWater = 64 * 1024
-    static let outputLowWater = 16 * 1024
+    private let submit: Submit
+    private let log: (String) -> Void
+    private var ledger: PeerLedger
+    private var connections: [UInt64: Connection] = [:]
+    private var nextSerial: UInt64 = 2  // 0 and 1 tag the listening socket and the inbox in epoll
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private var lastSweep = 0.0
+    private var acceptPausedUntil: Double?
+    private var acceptBackoff = 0.1
+    private var loopFaults = 0
 
     /// Binds and listens at once, so `boundAddress` is known (port 0 picks a free port).
     /// - Parameters:
-    ///   - onLine: called on the listener thread for every line; returns the reply to send, or nil for none.
-    ///   - admits: whether a peer host may connect at all; others get `ERR forbidden` and are closed.
-    ///   - onBusy: called with the peer's address when a connection is refused for the connection limit.
-    ///   - onClose: called on the listener thread when a client's connection ends.
-    ///   - maximumConnections: beyond this, a new client is answered `ERR busy` and closed.
-    ///   - idleTimeout: seconds without a byte from a client before its connection is closed.
-    ///   - requiresAuthentication: clients must authenticate; until they do they get only a few seconds.
+    ///   - admits: whether a peer address may connect at all; others get `ERR forbidden` and are closed.
+    ///   - submit: called on the listener thread for each announcement a session accepts.
+    ///   - log: called on the listener thread.
     public init(
-        address: ListenAddress, maximumLineBytes: Int = 4096, maximumConnections: Int = 512,
-        idleTimeout: Double = 60, requiresAuthentication: Bool = false,
-        admits: @escaping (String) -> Bool = { _ in true },
-        onLine: @escaping (LineProtocol.Request, Client) -> LineReply?,
-        onBusy: @escaping (String) -> Void = { _ in },
-        onClose: @escaping (Client) -> Void = { _ in }
-    ) throws {
-        self.onBusy = onBusy
-        self.admits = admits
-        self.maximumLineBytes = maximumLineBytes
-        self.maximumConnections = maximumConnections
-        self.idleTimeout = idleTimeout
-        self.requiresAuthentication = requiresAuthentication
-        self.onLine = onLine
-        self.onClose = onClose
-        Posix.raiseDescriptorLimit()
+        address: ListenAddress, limits: Limits = Limits(), session: LineSession.Configuration = .init(),
+        ledger: PeerLedger, admits: @escaping (String) -> Bool = { _ in true },
+        submit: @escaping Submit, log: @escaping (String) -> Void = { _ in }
+    ) throws(SystemError) {
         let socketAddress = try SocketAddress(host: address.host, port: address.port)
-        let fd = try Posix.call("socket") {
-            socket(socketAddress.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let socket = try FileDescriptor("socket") {
+            Glibc.socket(socketAddress.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        do {
-            try Posix.call("bind \(address)") { socketAddress.withSockaddr { bind(fd, $0, $1) } }
-            try Posix.call("listen") { listen(fd, 1024) }
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            try Posix.call("getsockname") {
-                withUnsafeMutablePointer(to: &storage) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-                }
-            }
-            boundAddress = SocketAddress(storage: storage, length: length).description
-            epollFD = try Posix.call("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
-            wakeFD = try Posix.call("eventfd") { eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK)) }
-        } catch {
-            close(fd)
-            throw error
-        }
-        listenFD = fd
-        try watch(listenFD, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
-        try watch(wakeFD, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+        setsockopt(socket.rawValue, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        try Posix.call("bind \(address)") { socketAddress.withSockaddr { bind(socket.rawValue, $0, $1) } }
+        try Posix.call("listen") { listen(socket.rawValue, 1024) }
+        boundAddress = try SocketAddress.local(of: socket.rawValue).description
+        epoll = try FileDescriptor("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        inbox = try CompletionInbox()
+        listenSocket = socket
+        self.limits = limits
+        sessionConfiguration = session
+        self.ledger = ledger
+        self.admits = admits
+        self.submit = submit
+        self.log = log
+        readBuffer = .allocate(byteCount: limits.readBudget, alignment: 8)
+        try watch(listenSocket.rawValue, tag: 0, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+        try watch(inbox.fd, tag: 1, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
     }
 
-    deinit {
-        readBuffer.deallocate()
-    }
+    deinit { readBuffer.deallocate() }
 
-    private func watch(_ fd: Int32, events: UInt32, operation: Int32) throws {
+    private func watch(_ fd: Int32, tag: UInt64, events: UInt32, operation: Int32) throws(SystemError) {
         var event = epoll_event()
         event.events = events
-        event.data.fd = fd
-        try Posix.call("epoll_ctl") { epoll_ctl(epollFD, operation, fd, &event) }
+        event.data.u64 = tag
+        try Posix.call("epoll_ctl") { epoll_ctl(epoll.rawValue, operation, fd, &event) }
     }
 
     /// Starts serving on a dedicated thread.
@@ -111,8 +107,7 @@ public final class LineListener: @unchecked Sendable {
     /// Stops accepting, closes every connection and returns once the listener thread has finished.
     public func stop() {
         guard !stopRequested.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        inbox.wake()
         stopped.wait()
     }
 
@@ -123,193 +118,249 @@ public final class LineListener: @unchecked Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            // Wake at least once a second while clients are connected, to close idle ones.
-            let count = epoll_wait(epollFD, events, Int32(capacity), connections.isEmpty ? -1 : 1000)
-            // Idle connections are closed after this round's events, so a line arriving just in time counts.
-            defer { closeIdleConnections() }
-            if count < 0 { continue }  // EINTR
+            let count = epoll_wait(epoll.rawValue, events, Int32(capacity), waitMilliseconds())
+            if count < 0 {
+                if errno != EINTR { loopFailed(SystemError(call: "epoll_wait", errno: errno)) }
+                continue
+            }
             for index in 0..<Int(count) {
-                let fd = events[index].data.fd
-                let flags = events[index].events
-                if fd == listenFD {
-                    acceptAll()
-                } else if fd == wakeFD {
-                    continue
-                } else if let connection = connections[fd] {
-                    connection.lastActivity = WallClock.monotonicSeconds()
-                    service(connection, flags: flags)
+                let tag = events[index].data.u64, flags = events[index].events
+                switch tag {
+                case 0: acceptReady()
+                case 1: applyCompletions()
+                default: if let connection = connections[tag] { service(connection, flags: flags) }
                 }
             }
+            sweep()
         }
         for connection in Array(connections.values) { drop(connection) }
-        close(listenFD)
-        close(epollFD)
-        close(wakeFD)
     }
 
-    private func acceptAll() {
-        while true {
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenFD, $0, &length) }
+    /// Sleeps until something happens; wakes four times a second while clients or deadlines exist.
+    private func waitMilliseconds() -> Int32 {
+        connections.isEmpty && ledger.trackedAddresses == 0 && acceptPausedUntil == nil ? -1 : 250
+    }
+
+    /// An `epoll_wait` failure other than EINTR should not happen; never spin on it.
+    private func loopFailed(_ error: SystemError) {
+        loopFaults += 1
+        if loopFaults == 1 || loopFaults % 1000 == 0 { log("listener: \(error) (\(loopFaults) time(s)); retrying") }
+        var pause = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+        nanosleep(&pause, nil)
+    }
+
+    /// Deadlines: sessions past their auth window or idle timeout, lingering closes, accept back-off,
+    /// refusal summaries. At most four times a second.
+    private func sweep() {
+        let now = WallClock.monotonicSeconds()
+        guard now - lastSweep >= 0.25 else { return }
+        lastSweep = now
+        if let until = acceptPausedUntil, now >= until {
+            acceptPausedUntil = nil
+            try? watch(listenSocket.rawValue, tag: 0, events: EPOLLIN.rawValue, operation: EPOLL_CTL_MOD)
+        }
+        for connection in Array(connections.values) {
+            if let until = connection.lingerUntil, now >= until {
+                drop(connection)
+            } else if now >= connection.session.deadline, let action = connection.session.tick(now: now, ledger: &ledger) {
+                perform(action, on: connection)
+                flush(connection)
             }
+        }
+        ledger.flushSummaries(now: now)
+        writeLedgerLog()
+    }
+
+    private func writeLedgerLog() {
+        for line in ledger.takeLog() { log(line) }
+    }
+
+    // MARK: Accepting
+
+    private func acceptReady() {
+        for _ in 0..<64 {  // the rest next round: accepting must not starve the connections
+            var address = SocketAddress(storage: sockaddr_storage(), length: 0)
+            let fd = address.withMutableSockaddr { accept(listenSocket.rawValue, $0, $1) }
             if fd < 0 {
-                if errno == EINTR { continue }
-                // EAGAIN: all taken. EMFILE/ENFILE and the like: leave the rest in the backlog for now.
-                return
+                switch errno {
+                case EINTR, ECONNABORTED, EPROTO, EPERM: continue
+                case EAGAIN: return
+                default: return pauseAccepting(SystemError(call: "accept", errno: errno))
+                }
             }
-            // Bobao never forks, so setting these after accept leaves no window that matters.
+            acceptBackoff = 0.1
+            let descriptor = FileDescriptor(taking: fd)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            let address = SocketAddress(storage: storage, length: length)
-            guard admits(address.host) else {
-                refuseAtOnce(fd, .forbidden)
-                onBusy("\(address.description) (forbidden)")
-                continue
+            let now = WallClock.monotonicSeconds()
+            let host = address.host
+            let refusal: LineProtocol.Refusal? = !admits(host) ? .forbidden
+                : connections.count >= limits.maximumConnections ? .busy(limit: limits.maximumConnections) : nil
+            if let refusal {
+                ledger.refused(refusal, what: "a connection", peer: address.description, host: host, now: now)
+                writeLedgerLog()
+                let reply = LineProtocol.error(refusal)
+                _ = reply.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                continue  // `descriptor` closes it
             }
-            guard connections.count < maximumConnections else {
-                refuseAtOnce(fd, .busy(limit: maximumConnections))
-                onBusy(address.description)
-                continue
-            }
-            let connection = Connection(
-                fd: fd, client: Client(peer: address.description, host: address.host),
-                framer: LineFramer(maximumLineBytes: maximumLineBytes))
-            connection.lastActivity = WallClock.monotonicSeconds()
+            let serial = nextSerial
+            nextSerial += 1
+            let session = LineSession(
+                peer: address.description, host: host, isLoopback: AddressRange.isLoopback(host), now: now,
+                configuration: sessionConfiguration)
             do {
-                try watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, operation: EPOLL_CTL_ADD)
-                connections[fd] = connection
+                try watch(fd, tag: serial, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, operation: EPOLL_CTL_ADD)
             } catch {
-                close(fd)
+                continue
             }
+            let connection = Connection(descriptor: descriptor, serial: serial, session: session)
+            connection.watched = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+            connections[serial] = connection
         }
     }
 
-    /// Answers a connection that will not be served and closes it. Best effort: a fresh socket's buffer
-    /// takes one short line.
-    private func refuseAtOnce(_ fd: Int32, _ refusal: LineProtocol.Refusal) {
-        let reply = LineProtocol.error(refusal)
-        _ = reply.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-        close(fd)
+    /// Out of descriptors (EMFILE, ENFILE) or memory: the listening socket stays readable, so stop watching
+    /// it for a while instead of spinning; the clients wait in the backlog.
+    private func pauseAccepting(_ error: SystemError) {
+        ledger.note(code: "accept-failed", host: "the listener", now: WallClock.monotonicSeconds()) {
+            "cannot accept connections: \(error); pausing accepts (back-off up to 1 s)"
+        }
+        writeLedgerLog()
+        try? watch(listenSocket.rawValue, tag: 0, events: 0, operation: EPOLL_CTL_MOD)
+        acceptPausedUntil = WallClock.monotonicSeconds() + acceptBackoff
+        acceptBackoff = min(acceptBackoff * 2, 1)
     }
 
-    /// Closes connections that sent nothing for `idleTimeout`, telling them why. Runs at most once a second.
-    private func closeIdleConnections() {
-        let now = WallClock.monotonicSeconds()
-        guard now - lastSweep >= 1 else { return }
-        lastSweep = now
-        for connection in Array(connections.values) {
-            // Before it has authenticated, a client gets a few seconds, not the full idle timeout: silent
-            // unauthenticated connections must not be able to fill the connection limit for long.
-            let limit = requiresAuthentication && !connection.client.authenticated
-                ? min(Self.authenticationSeconds, idleTimeout) : idleTimeout
-            guard now - connection.lastActivity >= limit else { continue }
-            let reply = LineProtocol.error(.idle(seconds: limit))
-            _ = reply.withCString { send(connection.fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-            connection.client.closedIdle = true
-            drop(connection)
-        }
-    }
+    // MARK: Connections
 
     private func service(_ connection: Connection, flags: UInt32) {
-        if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
-           !connection.readClosed, !connection.readingPaused {
-            readAvailable(connection)
+        if connection.lingerUntil != nil {
+            discardInput(connection)
+        } else if canRead(connection) || flags & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+            readRound(connection)
         }
-        guard connections[connection.fd] === connection else { return }  // dropped while reading
-        flush(connection)
+        if connections[connection.serial] === connection { flush(connection) }
     }
 
-    private func readAvailable(_ connection: Connection) {
-        while !connection.readingPaused {
+    private func canRead(_ connection: Connection) -> Bool {
+        !connection.readClosed && !connection.session.isClosed && connection.lingerUntil == nil
+            && !connection.heldBack && hasRoom(connection)
+    }
+
+    /// Reads at most `readBudget` bytes, handing each chunk to the session before reading the next.
+    private func readRound(_ connection: Connection) {
+        var budget = limits.readBudget
+        process(connection)
+        while budget > 0 && canRead(connection) {
             let received: Int?
             do {
-                received = try Posix.nonBlocking("read") { read(connection.fd, readBuffer.baseAddress, readBuffer.count) }
+                received = try Posix.nonBlocking("read") { read(connection.fd, readBuffer.baseAddress, budget) }
             } catch {
-                drop(connection)
-                return
+                return drop(connection)
             }
-            guard let received else { return }  // drained
+            guard let received else { return }
             if received == 0 {
                 connection.readClosed = true
-                handle(connection.framer.finish(), from: connection)
-                return
+                connection.session.receiveEnd()
+            } else {
+                budget -= received
+                connection.session.receive(UnsafeRawBufferPointer(rebasing: readBuffer[..<received]))
             }
-            handle(connection.framer.push(UnsafeRawBufferPointer(rebasing: readBuffer[..<received])), from: connection)
-            if connection.pendingOutput > Self.outputHighWater { connection.readingPaused = true }
+            process(connection)
         }
     }
 
-    private func handle(_ items: [LineFramer.Item], from connection: Connection) {
-        for item in items {
-            let request: LineProtocol.Request
-            switch item {
-            case .line(let bytes): request = LineProtocol.parse(bytes)
-            case .tooLong: request = .invalid(.tooLong(limit: maximumLineBytes))
+    /// Takes the session's actions, one line at a time, while the connection may have more replies.
+    /// Lines still buffered when it stops for the caps are `heldBack` until the replies drain.
+    private func process(_ connection: Connection) {
+        let now = WallClock.monotonicSeconds()
+        connection.heldBack = false
+        while true {
+            guard hasRoom(connection) else {
+                connection.heldBack = !connection.session.isClosed && connection.session.bufferedByteCount > 0
+                break
             }
-            guard !connection.closingAfterReply else { return }  // what follows a final reply is ignored
-            if let reply = onLine(request, connection.client) {
-                connection.output.append(contentsOf: reply.text.utf8)
-                if reply.close { connection.closingAfterReply = true }
-            }
+            guard let action = connection.session.next(now: now, ledger: &ledger) else { break }
+            perform(action, on: connection)
         }
+        writeLedgerLog()
+    }
+
+    private func hasRoom(_ connection: Connection) -> Bool {
+        connection.pendingOutput < limits.outputCap && connection.waitingReplies < limits.maximumWaitingReplies
+    }
+
+    private func perform(_ action: LineSession.Action, on connection: Connection) {
+        switch action {
+        case .reply(let text):
+            connection.reply(text)
+        case .announce(let text):
+            let ticket = connection.reserveReply(), serial = connection.serial, inbox = self.inbox
+            submit(text, connection.session.peer) { outcome in
+                inbox.post(.init(serial: serial, ticket: ticket, outcome: outcome))
+            }
+        case .close(let text):
+            if let text { connection.reply(text) }
+            connection.finalReplyQueued = true
+        }
+    }
+
+    private func applyCompletions() {
+        let now = WallClock.monotonicSeconds()
+        for completion in inbox.take() {
+            guard let connection = connections[completion.serial] else { continue }  // the client left; still accepted
+            switch completion.outcome {
+            case .success(let id):
+                connection.resolve(completion.ticket, LineProtocol.ok(id: id))
+            case .failure(let refusal):
+                ledger.refused(refusal, what: "a line", peer: connection.session.peer, host: connection.session.host, now: now)
+                connection.resolve(completion.ticket, LineProtocol.error(refusal))
+            }
+            process(connection)
+            flush(connection)
+        }
+        writeLedgerLog()
     }
 
     /// Sends what it can; then decides what to wait for next, or closes a finished connection.
     private func flush(_ connection: Connection) {
-        while connection.pendingOutput > 0 {
-            let sent: Int?
-            do {
-                sent = try connection.output.withUnsafeBytes { bytes in
-                    try Posix.nonBlocking("send") {
-                        send(connection.fd, bytes.baseAddress! + connection.outputOffset, connection.pendingOutput, Int32(MSG_NOSIGNAL))
-                    }
-                }
-            } catch {
-                drop(connection)  // the peer vanished; nobody else is affected
-                return
+        do { try connection.send() } catch { return drop(connection) }
+        if connection.heldBack && hasRoom(connection) {
+            process(connection)  // lines held back for the caps; more of them next round if need be
+            do { try connection.send() } catch { return drop(connection) }
+        }
+        if connection.isDrained && !connection.heldBack {
+            if connection.finalReplyQueued && connection.lingerUntil == nil {
+                // Half-close, so the client reads the final reply and an end of stream; closing outright with
+                // its later bytes unread would reset the connection and could lose the reply.
+                shutdown(connection.fd, Int32(SHUT_WR))
+                connection.lingerUntil = WallClock.monotonicSeconds() + limits.lingerSeconds
             }
-            guard let sent else { break }
-            connection.outputOffset += sent
-        }
-        if connection.pendingOutput == 0 {
-            connection.output.removeAll(keepingCapacity: connection.output.count <= 4096)
-            connection.outputOffset = 0
-        } else if connection.outputOffset > 64 * 1024 {
-            // A slow but steady reader: drop what it has read, so the buffer holds only what is unsent.
-            connection.output.removeFirst(connection.outputOffset)
-            connection.outputOffset = 0
-        }
-        if connection.readClosed && connection.pendingOutput == 0 {
-            drop(connection)
-            return
-        }
-        if connection.closingAfterReply && connection.pendingOutput == 0 && !connection.sentFinalReply {
-            // Half-close, so the client reads the final reply and an end of stream; closing outright with
-            // its later lines unread would reset the connection and could lose the reply. Its end of stream
-            // (or the idle timeout) then closes ours.
-            connection.sentFinalReply = true
-            shutdown(connection.fd, Int32(SHUT_WR))
-        }
-        if connection.readingPaused && connection.pendingOutput < Self.outputLowWater {
-            connection.readingPaused = false
-            readAvailable(connection)  // lines that waited in the socket
-            if connections[connection.fd] == nil { return }
-            if connection.readClosed && connection.pendingOutput == 0 { drop(connection); return }
+            if connection.readClosed && (connection.session.isClosed || connection.session.bufferedByteCount == 0) {
+                return drop(connection)
+            }
         }
         var wanted: UInt32 = 0
-        if !connection.readClosed && !connection.readingPaused { wanted |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
-        if connection.pendingOutput > 0 { wanted |= EPOLLOUT.rawValue }
+        if canRead(connection) || connection.lingerUntil != nil { wanted |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+        // EPOLLOUT also brings back a connection whose held-back lines can go on now.
+        if connection.hasUnsentOutput || (connection.heldBack && hasRoom(connection)) { wanted |= EPOLLOUT.rawValue }
         if wanted != connection.watched {
             connection.watched = wanted
-            try? watch(connection.fd, events: wanted, operation: EPOLL_CTL_MOD)
+            try? watch(connection.fd, tag: connection.serial, events: wanted, operation: EPOLL_CTL_MOD)
+        }
+    }
+
+    /// After a final reply: reads and drops at most `readBudget` bytes a round until the client closes.
+    private func discardInput(_ connection: Connection) {
+        do {
+            let received = try Posix.nonBlocking("read") { read(connection.fd, readBuffer.baseAddress, readBuffer.count) }
+            if received == 0 { drop(connection) }
+        } catch {
+            drop(connection)
         }
     }
 
     private func drop(_ connection: Connection) {
-        guard connections.removeValue(forKey: connection.fd) != nil else { return }
-        close(connection.fd)
-        onClose(connection.client)
+        connections.removeValue(forKey: connection.serial)  // its descriptor closes with it
     }
 }

@@ -11,7 +11,11 @@ public final class ServerProcess: @unchecked Sendable {
     public let host = "127.0.0.1"
     public let port: UInt16
 
-    public init(arguments: [String] = [], pulseServer: String?, environment: [String: String] = [:]) throws {
+    /// - Parameter launcher: a program and its arguments that run the server (`prlimit --nofile=64 --`),
+    ///   or none.
+    public init(
+        arguments: [String] = [], pulseServer: String?, environment: [String: String] = [:], launcher: [String] = []
+    ) throws {
         var env = environment
         if let pulseServer { env["PULSE_SERVER"] = pulseServer }
         // Each server gets its own state folder, so no test inherits another's spool.
@@ -19,7 +23,8 @@ public final class ServerProcess: @unchecked Sendable {
             env["XDG_STATE_HOME"] = FileManager.default.temporaryDirectory
                 .appendingPathComponent("bobao-state-\(UUID().uuidString.prefix(8))").path
         }
-        process = try Subprocess(BobaoBinary.path, ["serve", "--listen", "127.0.0.1:0"] + arguments, environment: env)
+        let command = launcher + [BobaoBinary.path, "serve", "--listen", "127.0.0.1:0"] + arguments
+        process = try Subprocess(command[0], Array(command.dropFirst()), environment: env)
         let output = self.output, process = self.process
         Thread {
             process.wait()

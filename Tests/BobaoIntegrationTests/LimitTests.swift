@@ -55,7 +55,7 @@ extension SoundSuites {
         }
 
         @Test func aPeerSendingTooFastIsRateLimitedAndKeepsItsConnection() throws {
-            let server = try ServerProcess(arguments: ["--line-rate", "1", "--line-burst", "2"], pulseServer: sound.address)
+            let server = try ServerProcess(arguments: ["--line-rate", "1", "--line-burst", "2", "--rate-limit-loopback"], pulseServer: sound.address)
             let client = try connect(server)
             try client.send("一号\n二号\n三号\n四号\n")
             #expect(client.readLine() == "OK 1")

@@ -1,85 +1,54 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
-/// A failed system call: its name and errno.
-public struct SystemError: Error, CustomStringConvertible {
-    public var call: String
-    public var errno: Int32
-
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
-}
-
-/// System calls behind one namespace: `EINTR` is retried, `EAGAIN` comes back as nil, other failures throw.
-enum Posix {
-    @discardableResult
-    static func call(_ name: String, _ body: () -> Int32) throws -> Int32 {
-        while true {
-            let result = body()
-            if result >= 0 { return result }
-            if errno == EINTR { continue }
-            throw SystemError(call: name, errno: errno)
-        }
-    }
-
-    /// For calls that may block: nil when the descriptor is not ready (`EAGAIN`).
-    static func nonBlocking(_ name: String, _ body: () -> Int) throws -> Int? {
-        while true {
-            let result = body()
-            if result >= 0 { return result }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
-            throw SystemError(call: name, errno: errno)
-        }
-    }
-
-    /// Lets the process hold as many descriptors as the hard limit allows (for thousands of clients).
-    static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-}
-
-/// A socket address for `ListenAddress` hosts: IPv4, IPv6 or `localhost`.
-struct SocketAddress {
+/// A socket address for numeric IPv4 and IPv6 hosts and `localhost`.
+public struct SocketAddress: Sendable {
     var storage = sockaddr_storage()
-    var length: socklen_t = 0
-    var family: Int32 { Int32(storage.ss_family) }
+    public private(set) var length: socklen_t = 0
+    public var family: Int32 { Int32(storage.ss_family) }
 
     /// Resolves numeric addresses and `localhost` only: a counter box should not depend on DNS.
-    init(host: String, port: UInt16) throws {
+    public init(host: String, port: UInt16) throws(SystemError) {
         let host = host == "localhost" ? "127.0.0.1" : host
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
         if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = port.bigEndian
-            withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: withUnsafeBytes(of: v4) { Array($0) }) }
+            withUnsafeMutableBytes(of: &storage) { target in withUnsafeBytes(of: v4) { target.copyMemory(from: $0) } }
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
         } else if inet_pton(AF_INET6, host, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = port.bigEndian
-            withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: withUnsafeBytes(of: v6) { Array($0) }) }
+            withUnsafeMutableBytes(of: &storage) { target in withUnsafeBytes(of: v6) { target.copyMemory(from: $0) } }
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
         } else {
             throw SystemError(call: "address '\(host)' is not a numeric IPv4/IPv6 address or localhost", errno: EINVAL)
         }
     }
 
-    init(storage: sockaddr_storage, length: socklen_t) {
+    public init(storage: sockaddr_storage, length: socklen_t) {
         self.storage = storage
         self.length = length
     }
 
+    /// The address of a socket's own end (`getsockname`).
+    public static func local(of fd: Int32) throws(SystemError) -> SocketAddress {
+        var address = SocketAddress(storage: sockaddr_storage(), length: socklen_t(MemoryLayout<sockaddr_storage>.size))
+        try Posix.call("getsockname") { address.withMutableSockaddr { getsockname(fd, $0, $1) } }
+        return address
+    }
+
     /// The address without the port.
-    var host: String {
+    public var host: String {
         let text = description
         guard let colon = text.lastIndex(of: ":") else { return text }
         return String(text[..<colon].filter { $0 != "[" && $0 != "]" })
     }
 
     /// `host:port` (IPv6 in brackets).
-    var description: String {
+    public var description: String {
         var copy = storage
         return withUnsafePointer(to: &copy) { pointer in
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
@@ -102,8 +71,18 @@ struct SocketAddress {
         String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+    public func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
         var copy = storage
         return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) } }
+    }
+
+    /// For calls that fill an address in (`accept`, `getsockname`).
+    public mutating func withMutableSockaddr<T>(_ body: (UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> T) -> T {
+        length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        var size = length
+        defer { length = size }
+        return withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, &size) }
+        }
     }
 }

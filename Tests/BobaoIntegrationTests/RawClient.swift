@@ -1,0 +1,68 @@
+import BobaoCore
+import Foundation
+import Glibc
+
+/// A loopback TCP client for abuse tests: sends without blocking, never has to read.
+final class RawClient: @unchecked Sendable {
+    let fd: Int32
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, status == 0 else {
+            let error = POSIXError(.init(rawValue: errno) ?? .EIO)
+            if fd >= 0 { close(fd) }
+            throw error
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends what the socket takes now; returns how much, or nil once the connection is broken.
+    @discardableResult
+    func sendSome(_ bytes: [UInt8]) -> Int? {
+        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        if sent >= 0 { return sent }
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : nil
+    }
+
+    /// Reads until the peer closes or `timeout` passes; returns what arrived.
+    func readAll(timeout: Double) -> [UInt8] {
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            received += chunk[..<count]
+        }
+        return received
+    }
+}
+
+/// A thread that keeps doing `body` until stopped.
+final class Flood: @unchecked Sendable {
+    private let running = NSLock()
+    private var stopped = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable (_ isStopped: () -> Bool) -> Void) {
+        Thread { [self] in
+            body { running.withLock { stopped } }
+            done.signal()
+        }.start()
+    }
+
+    func stop() {
+        running.withLock { stopped = true }
+        done.wait()
+    }
+}
