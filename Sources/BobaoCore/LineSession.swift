@@ -73,15 +73,24 @@ public struct LineSession: Sendable {
     }
 
     /// The next thing to do, or nil until more bytes arrive (or, after `receiveEnd`, when all is done).
-    public mutating func next(now: Double, ledger: inout PeerLedger) -> Action? {
-        while !isClosed {
+    /// Each line taken, blank or not, costs one from `budget`; nil also when it runs out, so one client's
+    /// flood of blank lines cannot hold the caller for long.
+    public mutating func next(now: Double, ledger: inout PeerLedger, budget: inout Int) -> Action? {
+        while !isClosed && budget > 0 {
             if !sawFirstBytes, framer.bufferedByteCount >= 2 || inputEnded, let handshake = sniffHandshake() {
                 return refuseForeign(handshake, now: now, ledger: &ledger)
             }
             guard let item = framer.next() ?? (inputEnded ? framer.finishItem() : nil) else { return nil }
+            budget -= 1
             if let action = handle(item, now: now, ledger: &ledger) { return action }
         }
         return nil
+    }
+
+    /// The next thing to do, with no limit on the lines taken for it.
+    public mutating func next(now: Double, ledger: inout PeerLedger) -> Action? {
+        var budget = Int.max
+        return next(now: now, ledger: &ledger, budget: &budget)
     }
 
     /// The time by which `tick` has something to do, unless a line comes first.
@@ -126,6 +135,11 @@ public struct LineSession: Sendable {
             if let foreign = ForeignProtocol.detect(firstLine: bytes) {
                 return refuseForeign(foreign, now: now, ledger: &ledger)
             }
+        }
+        // Blank lines are the cheapest flood there is: recognised without decoding.
+        if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
+            blankLines += 1
+            return nil
         }
         let request = LineProtocol.parse(bytes)
         if case .blank = request {

@@ -8,9 +8,9 @@ import Synchronization
 /// The TCP side: accepts many clients on one epoll thread and moves bytes between their sockets and their
 /// `LineSession`s, which decide what the bytes mean.
 ///
-/// Fair by construction: each round reads at most `readBudget` bytes from a connection; a connection's
-/// lines are processed one at a time and stop as soon as its unsent replies pass `outputCap` or too many of
-/// its announcements wait for the spool; accepting backs off when descriptors run out. The listener has no
+/// Fair by construction: each round reads at most `readBudget` bytes and takes at most `linesPerRound` lines
+/// from a connection; its lines are taken one at a time and stop as soon as its unsent replies pass
+/// `outputCap` or too many of its announcements wait for the spool; accepting backs off when descriptors run out. The listener has no
 /// process-wide side effects.
 public final class LineListener: @unchecked Sendable {
     // Everything but `stopRequested` and the inbox belongs to the listener thread once `start` is called;
@@ -23,6 +23,8 @@ public final class LineListener: @unchecked Sendable {
         public var outputCap = 16 * 1024
         /// Announcements of one connection waiting for the spool at which its lines stop being read.
         public var maximumWaitingReplies = 64
+        /// Lines (blank ones too) taken from one connection per round.
+        public var linesPerRound = 256
         /// After a final reply, how long the rest of what a client sends is read and dropped before closing.
         public var lingerSeconds = 2.0
 
@@ -47,6 +49,9 @@ public final class LineListener: @unchecked Sendable {
     private let log: (String) -> Void
     private var ledger: PeerLedger
     private var connections: [UInt64: Connection] = [:]
+    /// Connections past their final reply, waiting a moment for the client to close: they no longer count
+    /// toward `maximumConnections`.
+    private var lingering = 0
     private var nextSerial: UInt64 = 2  // 0 and 1 tag the listening socket and the inbox in epoll
     private let readBuffer: UnsafeMutableRawBufferPointer
     private var lastSweep = 0.0
@@ -134,6 +139,8 @@ public final class LineListener: @unchecked Sendable {
             sweep()
         }
         for connection in Array(connections.values) { drop(connection) }
+        ledger.flushSummaries(now: .infinity)
+        writeLedgerLog()
     }
 
     /// Sleeps until something happens; wakes four times a second while clients or deadlines exist.
@@ -195,7 +202,7 @@ public final class LineListener: @unchecked Sendable {
             let now = WallClock.monotonicSeconds()
             let host = address.host
             let refusal: LineProtocol.Refusal? = !admits(host) ? .forbidden
-                : connections.count >= limits.maximumConnections ? .busy(limit: limits.maximumConnections) : nil
+                : connections.count - lingering >= limits.maximumConnections ? .busy(limit: limits.maximumConnections) : nil
             if let refusal {
                 ledger.refused(refusal, what: "a connection", peer: address.description, host: host, now: now)
                 writeLedgerLog()
@@ -275,13 +282,12 @@ public final class LineListener: @unchecked Sendable {
     private func process(_ connection: Connection) {
         let now = WallClock.monotonicSeconds()
         connection.heldBack = false
-        while true {
-            guard hasRoom(connection) else {
-                connection.heldBack = !connection.session.isClosed && connection.session.bufferedByteCount > 0
-                break
-            }
-            guard let action = connection.session.next(now: now, ledger: &ledger) else { break }
+        var budget = limits.linesPerRound
+        while hasRoom(connection), let action = connection.session.next(now: now, ledger: &ledger, budget: &budget) {
             perform(action, on: connection)
+        }
+        if !hasRoom(connection) || budget <= 0 {
+            connection.heldBack = !connection.session.isClosed && connection.session.bufferedByteCount > 0
         }
         writeLedgerLog()
     }
@@ -335,6 +341,7 @@ public final class LineListener: @unchecked Sendable {
                 // its later bytes unread would reset the connection and could lose the reply.
                 shutdown(connection.fd, Int32(SHUT_WR))
                 connection.lingerUntil = WallClock.monotonicSeconds() + limits.lingerSeconds
+                lingering += 1
             }
             if connection.readClosed && (connection.session.isClosed || connection.session.bufferedByteCount == 0) {
                 return drop(connection)
@@ -361,6 +368,7 @@ public final class LineListener: @unchecked Sendable {
     }
 
     private func drop(_ connection: Connection) {
-        connections.removeValue(forKey: connection.serial)  // its descriptor closes with it
+        guard connections.removeValue(forKey: connection.serial) != nil else { return }  // its descriptor closes with it
+        if connection.lingerUntil != nil { lingering -= 1 }
     }
 }

@@ -41,14 +41,14 @@ extension SoundSuites {
             #expect(blank.sendSome(Array("AUTH s3cret\n".utf8)) == 12)
             let blanks = [UInt8](repeating: UInt8(ascii: "\n"), count: 65536)
             let blankFlood = Flood { isStopped in
-                while !isStopped() { if blank.sendSome(blanks) == nil { return } }
+                while !isStopped() { if !blank.sendBlocking(blanks) { return } }
             }
             // Another never authenticates: it sends lines and, when refused and closed, comes back.
             let lines = [UInt8](String(repeating: "新客户来了\n", count: 4000).utf8)
             let lineFlood = Flood { isStopped in
                 while !isStopped() {
                     guard let client = try? RawClient(port: port) else { continue }
-                    while !isStopped(), client.sendSome(lines) != nil {}
+                    while !isStopped(), client.sendBlocking(lines) {}
                 }
             }
             defer {

@@ -24,6 +24,15 @@ final class RawClient: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Sends all of `bytes`, blocking while the server does not read (at most `timeout` at a time, so a
+    /// flood can be stopped); returns false once the connection is broken.
+    func sendBlocking(_ bytes: [UInt8], timeout: Double = 0.2) -> Bool {
+        var limit = timeval(tv_sec: 0, tv_usec: Int(timeout * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return sent >= 0 || errno == EAGAIN || errno == EWOULDBLOCK
+    }
+
     /// Sends what the socket takes now; returns how much, or nil once the connection is broken.
     @discardableResult
     func sendSome(_ bytes: [UInt8]) -> Int? {
@@ -61,8 +70,12 @@ final class Flood: @unchecked Sendable {
         }.start()
     }
 
+    /// Stops the thread and waits for it; again is harmless.
     func stop() {
-        running.withLock { stopped = true }
-        done.wait()
+        let first = running.withLock {
+            defer { stopped = true }
+            return !stopped
+        }
+        if first { done.wait() }
     }
 }
