@@ -10,53 +10,33 @@ import Synchronization
 ///
 /// Fair by construction: each round reads at most `readBudget` bytes and takes at most `linesPerRound` lines
 /// from a connection; its lines are taken one at a time and stop as soon as its unsent replies pass
-/// `outputCap` or too many of its announcements wait for the spool; accepting backs off when descriptors run out. The listener has no
-/// process-wide side effects.
+/// `outputCap` or too many of its announcements wait for the spool; accepting backs off when descriptors
+/// run out. The listener has no process-wide side effects.
 public final class LineListener: @unchecked Sendable {
     // Everything but `stopRequested` and the inbox belongs to the listener thread once `start` is called;
     // other threads only call `stop()`, which goes through the inbox's eventfd and the atomic flag.
-    public struct Limits: Sendable {
-        public var maximumConnections = 512
-        /// Bytes read from one connection per round of the loop.
-        public var readBudget = 16 * 1024
-        /// Unsent reply bytes at which a connection's lines stop being read.
-        public var outputCap = 16 * 1024
-        /// Announcements of one connection waiting for the spool at which its lines stop being read.
-        public var maximumWaitingReplies = 64
-        /// Lines (blank ones too) taken from one connection per round.
-        public var linesPerRound = 256
-        /// After a final reply, how long the rest of what a client sends is read and dropped before closing.
-        public var lingerSeconds = 2.0
-
-        public init() {}
-    }
-
-    /// Submits an announcement; the closure passed in is called once with its id or refusal, on any thread.
-    public typealias Submit = @Sendable (
-        _ text: String, _ peer: String, _ reply: @escaping @Sendable (Result<UInt64, LineProtocol.Refusal>) -> Void
-    ) -> Void
-
+    // Accepting is in LineListener+Accepting.swift, the limits in ListenerLimits.swift.
     public let boundAddress: String
-    private let listenSocket: FileDescriptor
-    private let epoll: FileDescriptor
+    let listenSocket: ListeningSocket
+    let poll: EventPoll
     private let inbox: CompletionInbox
     private let stopRequested = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
-    private let limits: Limits
-    private let sessionConfiguration: LineSession.Configuration
-    private let admits: (String) -> Bool
+    let limits: Limits
+    let sessionConfiguration: LineSession.Configuration
+    let admits: (String) -> Bool
     private let submit: Submit
     private let log: (String) -> Void
-    private var ledger: PeerLedger
-    private var connections: [UInt64: Connection] = [:]
+    var ledger: PeerLedger
+    var connections: [UInt64: Connection] = [:]
     /// Connections past their final reply, waiting a moment for the client to close: they no longer count
     /// toward `maximumConnections`.
-    private var lingering = 0
-    private var nextSerial: UInt64 = 2  // 0 and 1 tag the listening socket and the inbox in epoll
+    var lingering = 0
+    var nextSerial: UInt64 = 2  // 0 and 1 tag the listening socket and the inbox in epoll
     private let readBuffer: UnsafeMutableRawBufferPointer
     private var lastSweep = 0.0
-    private var acceptPausedUntil: Double?
-    private var acceptBackoff = 0.1
+    var acceptPausedUntil: Double?
+    var acceptBackoff = 0.1
     private var loopFaults = 0
 
     /// Binds and listens at once, so `boundAddress` is known (port 0 picks a free port).
@@ -69,18 +49,10 @@ public final class LineListener: @unchecked Sendable {
         ledger: PeerLedger, admits: @escaping (String) -> Bool = { _ in true },
         submit: @escaping Submit, log: @escaping (String) -> Void = { _ in }
     ) throws(SystemError) {
-        let socketAddress = try SocketAddress(host: address.host, port: address.port)
-        let socket = try FileDescriptor("socket") {
-            Glibc.socket(socketAddress.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
-        var yes: Int32 = 1
-        setsockopt(socket.rawValue, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        try Posix.call("bind \(address)") { socketAddress.withSockaddr { bind(socket.rawValue, $0, $1) } }
-        try Posix.call("listen") { listen(socket.rawValue, 1024) }
-        boundAddress = try SocketAddress.local(of: socket.rawValue).description
-        epoll = try FileDescriptor("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        listenSocket = try ListeningSocket(address)
+        boundAddress = listenSocket.boundAddress
+        poll = try EventPoll()
         inbox = try CompletionInbox()
-        listenSocket = socket
         self.limits = limits
         sessionConfiguration = session
         self.ledger = ledger
@@ -88,18 +60,11 @@ public final class LineListener: @unchecked Sendable {
         self.submit = submit
         self.log = log
         readBuffer = .allocate(byteCount: limits.readBudget, alignment: 8)
-        try watch(listenSocket.rawValue, tag: 0, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
-        try watch(inbox.fd, tag: 1, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+        try poll.add(listenSocket.descriptor.rawValue, tag: 0, events: EPOLLIN.rawValue)
+        try poll.add(inbox.fd, tag: 1, events: EPOLLIN.rawValue)
     }
 
     deinit { readBuffer.deallocate() }
-
-    private func watch(_ fd: Int32, tag: UInt64, events: UInt32, operation: Int32) throws(SystemError) {
-        var event = epoll_event()
-        event.events = events
-        event.data.u64 = tag
-        try Posix.call("epoll_ctl") { epoll_ctl(epoll.rawValue, operation, fd, &event) }
-    }
 
     /// Starts serving on a dedicated thread.
     public func start() {
@@ -123,12 +88,12 @@ public final class LineListener: @unchecked Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            let count = epoll_wait(epoll.rawValue, events, Int32(capacity), waitMilliseconds())
-            if count < 0 {
-                if errno != EINTR { loopFailed(SystemError(call: "epoll_wait", errno: errno)) }
+            let count: Int
+            do { count = try poll.wait(events, capacity: capacity, milliseconds: waitMilliseconds()) } catch {
+                loopFailed(error)
                 continue
             }
-            for index in 0..<Int(count) {
+            for index in 0..<count {
                 let tag = events[index].data.u64, flags = events[index].events
                 switch tag {
                 case 0: acceptReady()
@@ -164,7 +129,7 @@ public final class LineListener: @unchecked Sendable {
         lastSweep = now
         if let until = acceptPausedUntil, now >= until {
             acceptPausedUntil = nil
-            try? watch(listenSocket.rawValue, tag: 0, events: EPOLLIN.rawValue, operation: EPOLL_CTL_MOD)
+            try? poll.modify(listenSocket.descriptor.rawValue, tag: 0, events: EPOLLIN.rawValue)
         }
         for connection in Array(connections.values) {
             if let until = connection.lingerUntil, now >= until {
@@ -178,64 +143,8 @@ public final class LineListener: @unchecked Sendable {
         writeLedgerLog()
     }
 
-    private func writeLedgerLog() {
+    func writeLedgerLog() {
         for line in ledger.takeLog() { log(line) }
-    }
-
-    // MARK: Accepting
-
-    private func acceptReady() {
-        for _ in 0..<64 {  // the rest next round: accepting must not starve the connections
-            var address = SocketAddress(storage: sockaddr_storage(), length: 0)
-            let fd = address.withMutableSockaddr { accept(listenSocket.rawValue, $0, $1) }
-            if fd < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED, EPROTO, EPERM: continue
-                case EAGAIN: return
-                default: return pauseAccepting(SystemError(call: "accept", errno: errno))
-                }
-            }
-            acceptBackoff = 0.1
-            let descriptor = FileDescriptor(taking: fd)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            let now = WallClock.monotonicSeconds()
-            let host = address.host
-            let refusal: LineProtocol.Refusal? = !admits(host) ? .forbidden
-                : connections.count - lingering >= limits.maximumConnections ? .busy(limit: limits.maximumConnections) : nil
-            if let refusal {
-                ledger.refused(refusal, what: "a connection", peer: address.description, host: host, now: now)
-                writeLedgerLog()
-                let reply = LineProtocol.error(refusal)
-                _ = reply.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-                continue  // `descriptor` closes it
-            }
-            let serial = nextSerial
-            nextSerial += 1
-            let session = LineSession(
-                peer: address.description, host: host, isLoopback: AddressRange.isLoopback(host), now: now,
-                configuration: sessionConfiguration)
-            do {
-                try watch(fd, tag: serial, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue, operation: EPOLL_CTL_ADD)
-            } catch {
-                continue
-            }
-            let connection = Connection(descriptor: descriptor, serial: serial, session: session)
-            connection.watched = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
-            connections[serial] = connection
-        }
-    }
-
-    /// Out of descriptors (EMFILE, ENFILE) or memory: the listening socket stays readable, so stop watching
-    /// it for a while instead of spinning; the clients wait in the backlog.
-    private func pauseAccepting(_ error: SystemError) {
-        ledger.note(code: "accept-failed", host: "the listener", now: WallClock.monotonicSeconds()) {
-            "cannot accept connections: \(error); pausing accepts (back-off up to 1 s)"
-        }
-        writeLedgerLog()
-        try? watch(listenSocket.rawValue, tag: 0, events: 0, operation: EPOLL_CTL_MOD)
-        acceptPausedUntil = WallClock.monotonicSeconds() + acceptBackoff
-        acceptBackoff = min(acceptBackoff * 2, 1)
     }
 
     // MARK: Connections
@@ -353,7 +262,7 @@ public final class LineListener: @unchecked Sendable {
         if connection.hasUnsentOutput || (connection.heldBack && hasRoom(connection)) { wanted |= EPOLLOUT.rawValue }
         if wanted != connection.watched {
             connection.watched = wanted
-            try? watch(connection.fd, tag: connection.serial, events: wanted, operation: EPOLL_CTL_MOD)
+            try? poll.modify(connection.fd, tag: connection.serial, events: wanted)
         }
     }
 

@@ -36,5 +36,56 @@ public func fuzzLineProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
     let newlines = bytes.dropFirst().filter { $0 == UInt8(ascii: "\n") }.count
     precondition(items.count <= newlines + 1, "more items than lines")
     _ = lines
+    fuzzSession(bytes, chunk: chunk, token: first & 0x80 != 0 ? "s3cret" : nil)
     return 0
+}
+
+/// The same bytes through a `LineSession`, with a small per-call line budget: its promises hold whatever
+/// arrives and however it is cut.
+private func fuzzSession(_ bytes: [UInt8], chunk: Int, token: String?) {
+    var configuration = LineSession.Configuration()
+    configuration.maximumLineBytes = 64
+    configuration.token = token
+    var session = LineSession(peer: "192.0.2.1:1", host: "192.0.2.1", isLoopback: false, now: 0, configuration: configuration)
+    var ledger = PeerLedger(rateLimiter: RateLimiter(perSecond: 5, burst: 3))
+    var closed = false
+    var announcements = 0
+    var now = 0.0
+    func take() {
+        while true {
+            var budget = 3
+            guard let action = session.next(now: now, ledger: &ledger, budget: &budget) else {
+                if budget > 0 { return }
+                continue
+            }
+            precondition(!closed, "an action after the close")
+            switch action {
+            case .announce(let text):
+                precondition(session.authenticated, "an announcement before authenticating")
+                precondition(!text.isEmpty && text.utf8.count <= 64)
+                precondition(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" || (0x7F...0x9F).contains($0.value) })
+                announcements += 1
+            case .reply(let text):
+                precondition(text.hasSuffix("\n") && text.dropLast().allSatisfy { $0 != "\n" }, "a reply is one line")
+                precondition(text.hasPrefix("OK ") || text.hasPrefix("ERR "))
+            case .close(let text):
+                closed = true
+                if let text { precondition(text.hasPrefix("ERR ") || text.hasPrefix("HTTP/1.1 400 ")) }
+            }
+        }
+    }
+    var index = 1
+    while index < bytes.count {
+        let end = min(bytes.count, index + chunk)
+        bytes[index..<end].withUnsafeBytes { session.receive($0) }
+        now += 0.01
+        take()
+        index = end
+    }
+    session.receiveEnd()
+    take()
+    precondition(announcements <= bytes.filter { $0 == UInt8(ascii: "\n") }.count + 1)
+    _ = session.tick(now: now + 3600, ledger: &ledger)
+    precondition(session.isClosed, "an hour later the session has timed out")
+    _ = ledger.takeLog()
 }
