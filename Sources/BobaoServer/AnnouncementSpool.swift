@@ -451,10 +451,10 @@ public final class AnnouncementSpool: @unchecked Sendable {
         }
     }
 
-    /// Overwrites the mark in place (21 bytes at offset 0, within one sector) and fsyncs it.
+    /// Overwrites the mark in place (19 digits and a newline at offset 0, within one sector) and fsyncs it.
     private func writeCounter(_ value: UInt64) -> String? {
         let text = String(value)
-        let line = Array((String(repeating: "0", count: max(0, 20 - text.count)) + text + "\n").utf8)
+        let line = Array((String(repeating: "0", count: max(0, 19 - text.count)) + text + "\n").utf8)
         let written = line.withUnsafeBytes { pwrite(counterDescriptor, $0.baseAddress, $0.count, 0) }
         guard written == line.count, fdatasync(counterDescriptor) == 0 else {
             return "cannot write the spool's counter \(counterPath): \(Self.errorText())"

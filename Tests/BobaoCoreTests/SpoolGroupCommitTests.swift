@@ -1,0 +1,104 @@
+import BobaoCore
+import BobaoServer
+import Foundation
+import Synchronization
+import Testing
+
+/// The spool writer's group commit, in process: many submissions from several threads, few commits.
+@Suite struct SpoolGroupCommitTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bobao-group-\(UUID())").path
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    @Test func submissionsFromSeveralThreadsShareCommitsAndKeepTheirOrder() throws {
+        let spool = try AnnouncementSpool(path: folder + "/spool.db")
+        let board = try AnnouncementBoard(capacity: 1000, ttlSeconds: 60, spool: spool)
+        let threads = 8, perThread = 50, total = threads * perThread
+        let answered = Mutex<[UInt64]>([])
+        let refused = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for line in 0..<perThread {
+                board.submit("线程\(thread)第\(line)条") { result in
+                    switch result {
+                    case .success(let announcement): answered.withLock { $0.append(announcement.id) }
+                    case .failure: refused.add(1, ordering: .relaxed)
+                    }
+                    done.signal()
+                }
+            }
+        }
+        for _ in 0..<total { #expect(done.wait(timeout: .now() + 30) == .success) }
+        let ids = answered.withLock { $0 }
+        #expect(refused.load(ordering: .relaxed) == 0)
+        #expect(ids == Array(1...UInt64(total)), "answered in id order, every id once")
+        #expect(spool.commitCount < total, "group commit: \(spool.commitCount) commits for \(total) submissions")
+        #expect(spool.commitCount >= 1)
+        print("group commit: \(spool.commitCount) commits for \(total) submissions")
+        // The speaker takes them in id order.
+        var taken: [UInt64] = []
+        for _ in 0..<total { taken.append(board.take()!.id) }
+        #expect(taken == ids)
+        // Removals go through the writer too, and are on disk when finished returns.
+        for id in taken.prefix(10) { try board.finished(Announcement(id: id, text: "x")) }
+        #expect(try spool.all().count == total - 10)
+        board.close()
+        spool.close()
+        let reopened = try AnnouncementSpool(path: folder + "/spool.db")
+        #expect(reopened.lastID == UInt64(total))
+        #expect(try reopened.all().map(\.id) == Array(11...UInt64(total)))
+        reopened.close()
+    }
+
+    @Test func capacityCountsSubmissionsStillBeingWritten() throws {
+        let spool = try AnnouncementSpool(path: folder + "/capacity.db")
+        let board = try AnnouncementBoard(capacity: 5, ttlSeconds: 60, spool: spool)
+        let results = Mutex<[Result<Announcement, LineProtocol.Refusal>]>([])
+        let done = DispatchSemaphore(value: 0)
+        for index in 0..<8 {
+            board.submit("第\(index)条") { result in
+                results.withLock { $0.append(result) }
+                done.signal()
+            }
+        }
+        for _ in 0..<8 { #expect(done.wait(timeout: .now() + 30) == .success) }
+        let all = results.withLock { $0 }
+        #expect(all.filter { if case .success = $0 { true } else { false } }.count == 5)
+        #expect(all.filter { if case .failure(let refusal) = $0 { refusal.code == "queue-full" } else { false } }.count == 3)
+        #expect(board.count == 5)
+        // Closing answers everything pending; later submissions are refused, but still answered.
+        board.close()
+        #expect(board.submit("晚了") == .failure(.shuttingDown))
+        #expect(board.drain().map(\.id) == [1, 2, 3, 4, 5])
+        spool.close()
+    }
+
+    @Test func idsNeverRepeatAcrossRestartsEvenWithAnEmptySpool() throws {
+        let path = folder + "/ids.db"
+        do {
+            let spool = try AnnouncementSpool(path: path)
+            let board = try AnnouncementBoard(capacity: 10, spool: spool)
+            #expect(try board.submit("一").get().id == 1)
+            #expect(try board.submit("二").get().id == 2)
+            try board.finished(board.take()!)
+            try board.finished(board.take()!)
+            board.close()
+            spool.close()
+        }
+        let spool = try AnnouncementSpool(path: path)
+        let board = try AnnouncementBoard(capacity: 10, spool: spool)
+        #expect(board.count == 0)
+        #expect(try board.submit("三").get().id == 3)
+        board.close()
+        spool.close()
+    }
+
+    @Test func withoutASpoolTheCompletionRunsAtOnce() throws {
+        let board = try AnnouncementBoard(capacity: 2)
+        let answered = Mutex<UInt64?>(nil)
+        board.submit("好") { result in answered.withLock { $0 = try? result.get().id } }
+        #expect(answered.withLock { $0 } == 1)
+    }
+}
