@@ -10,7 +10,6 @@ packages=(
     libpulse-dev                     # the player (libpulse's native protocol)
     pulseaudio pulseaudio-utils      # a sound server and pactl/parec for tests and headless boxes
     sox                              # soxi, for checking rendered files
-    faketime                         # a wall clock a day ahead, for the spool's clock-jump test
     netcat-openbsd                   # nc, as users send text
     speech-dispatcher speech-dispatcher-espeak-ng  # the latency benchmark's peer
 )

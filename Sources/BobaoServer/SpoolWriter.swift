@@ -30,7 +30,7 @@ final class SpoolWriter: Sendable {
     private let log: @Sendable (String) -> Void
     private let idleCheckpointSeconds: Double
 
-    init(spool: AnnouncementSpool, idleCheckpointSeconds: Double = 1, log: @escaping @Sendable (String) -> Void) {
+    init(spool: AnnouncementSpool, idleCheckpointSeconds: Double = 2, log: @escaping @Sendable (String) -> Void) {
         self.spool = spool
         self.log = log
         self.idleCheckpointSeconds = idleCheckpointSeconds

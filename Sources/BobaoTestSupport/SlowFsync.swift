@@ -21,26 +21,7 @@ public enum SlowFsync {
         try built.get()
     }
 
-    private static let built: Result<String, any Error> = Result {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bobao-slow-fsync-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let source = folder + "/slow_fsync.c", object = folder + "/libslowfsync.so"
-        try Data(code.utf8).write(to: URL(fileURLWithPath: source))
-        guard let compiler = compiler() else { throw ProgramError.notFound("clang or cc") }
-        let result = try runProgram(compiler, ["-shared", "-fPIC", "-O2", "-o", object, source, "-ldl"])
-        guard result.status == 0 else { throw ProgramError.failed(compiler, result) }
-        return object
-    }
-
-    /// The toolchain's clang (next to `swift` on PATH), else `cc`.
-    private static func compiler() -> String? {
-        if let swift = findProgram("swift") {
-            let real = URL(fileURLWithPath: swift).resolvingSymlinksInPath().deletingLastPathComponent()
-            let clang = real.appendingPathComponent("clang").path
-            if FileManager.default.isExecutableFile(atPath: clang) { return clang }
-        }
-        return findProgram("clang") ?? findProgram("cc")
-    }
+    private static let built = Result { try PreloadLibrary.build(name: "slowfsync", code: code) }
 
     private static let code = #"""
         #define _GNU_SOURCE
