@@ -177,12 +177,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
 
     /// Closes the database and its files (the lock goes with them). Idempotent; the spool is unusable after.
     public func close() {
-        sqlite3_finalize(insert)
-        sqlite3_finalize(delete)
-        sqlite3_finalize(updateLastID)
-        insert = nil
-        delete = nil
-        updateLastID = nil
+        finalizeStatements()
         if let database { sqlite3_close(database) }
         database = nil
         closeDescriptors()
@@ -192,17 +187,21 @@ public final class AnnouncementSpool: @unchecked Sendable {
     /// delete the -wal file, which must stay as it was for whoever looks at the damage.
     private func abandon() {
         if database != nil {
-            sqlite3_finalize(insert)
-            sqlite3_finalize(delete)
-            sqlite3_finalize(updateLastID)
-            insert = nil
-            delete = nil
-            updateLastID = nil
+            finalizeStatements()
             database = nil  // leaked on purpose
-            // The descriptor stays open too: closing it would drop the leaked connection's POSIX locks.
+            // The descriptor stays open too, since closing it would drop the leaked connection's POSIX
+            // locks; only the one-server lock is released.
+            flock(fileDescriptor, LOCK_UN)
             return
         }
         closeDescriptors()
+    }
+
+    private func finalizeStatements() {
+        for statement in [insert, delete, updateLastID] { sqlite3_finalize(statement) }
+        insert = nil
+        delete = nil
+        updateLastID = nil
     }
 
     private func closeDescriptors() {
@@ -309,6 +308,11 @@ public final class AnnouncementSpool: @unchecked Sendable {
         guard named.st_dev == own.st_dev, named.st_ino == own.st_ino else {
             throw Failure(description: "the spool \(path) was replaced by another file while bobao ran; nothing is "
                 + "acknowledged into the file bobao opened")
+        }
+        var counter = stat()
+        guard fstat(counterDescriptor, &counter) == 0, counter.st_nlink > 0 else {
+            throw Failure(description: "the spool's counter \(counterPath) was deleted while bobao ran; nothing is "
+                + "acknowledged without it (restore it, or restart bobao after moving the spool's files aside)")
         }
     }
 

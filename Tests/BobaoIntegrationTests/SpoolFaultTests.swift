@@ -37,15 +37,30 @@ extension SoundSuites {
         /// Accepts five lines while no sound server is there, kills the server with -9 and returns the
         /// spool's path, with its frames still in the -wal file.
         private func spoolWithFramesInTheWAL(_ name: String) throws -> String {
-            let pulse = try silentPulse()
             let spool = state + "/\(name).db"
-            let bobao = try ServerProcess(arguments: ["--spool", spool], pulseServer: pulse.address)
-            #expect(try bobao.exchange("一号\n二号\n三号\n四号\n五号\n") == ["OK 1", "OK 2", "OK 3", "OK 4", "OK 5"])
-            #expect(bobao.stop(signal: SIGKILL) == 128 + SIGKILL)
-            #expect(!bobao.log.contains("checkpoint"))
+            let log = try acceptWithoutSoundThenKill(["一号", "二号", "三号", "四号", "五号"], spool: spool)
+            #expect(!log.contains("checkpoint"))
             let wal = try FileManager.default.attributesOfItem(atPath: spool + "-wal")[.size] as? Int ?? 0
             #expect(wal > 32 + 24 + 4096, "the -wal file holds the frames (no checkpoint happened): \(wal) bytes")
             return spool
+        }
+
+        /// Accepts `lines` while no sound server is there, kills the server with -9, and returns its log.
+        /// The silent sound server is returned too, for starting it later.
+        @discardableResult
+        private func acceptWithoutSoundThenKill(
+            _ lines: [String], spool: String, arguments: [String] = [], pulse: PrivatePulseServer? = nil
+        ) throws -> String {
+            let pulse = try pulse ?? silentPulse()
+            let bobao = try ServerProcess(arguments: ["--spool", spool] + arguments, pulseServer: pulse.address)
+            #expect(try bobao.exchange(lines.map { $0 + "\n" }.joined()) == lines.indices.map { "OK \($0 + 1)" })
+            #expect(bobao.stop(signal: SIGKILL) == 128 + SIGKILL)
+            return bobao.log
+        }
+
+        private func expectStartUpError(_ result: ProgramResult?, saying text: String) {
+            #expect(result?.status == 1, "a start-up error, not a crash: \(result?.stderr ?? "")")
+            #expect(result?.stderr.contains(text) == true, "\(result?.stderr ?? "")")
         }
 
         private func expectDamageAdvice(_ result: ProgramResult?, _ spool: String) {
@@ -79,9 +94,7 @@ extension SoundSuites {
             // The counter file missing while the database holds a spool.
             let lost = try spoolWithFramesInTheWAL("lost-counter")
             try FileManager.default.removeItem(atPath: lost + "-hwm")
-            let result = serve(lost, pulse: sound.address)
-            #expect(result?.status == 1)
-            #expect(result?.stderr.contains("\(lost)-hwm is missing") == true, "\(result?.stderr ?? "")")
+            expectStartUpError(serve(lost, pulse: sound.address), saying: "\(lost)-hwm is missing")
         }
 
         @Test func aSpoolDeletedOrRenamedWhileRunningRefusesLinesLoudly() throws {
@@ -167,9 +180,7 @@ extension SoundSuites {
                 try FileManager.default.copyItem(atPath: base + "-wal", toPath: copy + "-wal")
             }
             try Data("-3\n".utf8).write(to: URL(fileURLWithPath: copy + "-hwm"))
-            let result = serve(copy, pulse: pulse.address)
-            #expect(result?.status == 1)
-            #expect(result?.stderr.contains("\(copy)-hwm is damaged") == true, "\(result?.stderr ?? "")")
+            expectStartUpError(serve(copy, pulse: pulse.address), saying: "\(copy)-hwm is damaged")
         }
 
         @Test func idsContinueAfterARestartWithAnEmptySpool() throws {
@@ -206,12 +217,9 @@ extension SoundSuites {
         }
 
         @Test func aWallClockJumpAcrossARestartExpiresNothing() throws {
-            let pulse = try PrivatePulseServer(sinkName: "spool_clock")
-            pulse.stop()
+            let pulse = try silentPulse()
             let spool = state + "/clock.db"
-            let first = try ServerProcess(arguments: ["--spool", spool, "--ttl", "300"], pulseServer: pulse.address)
-            #expect(try first.exchange("一号\n二号\n") == ["OK 1", "OK 2"])
-            #expect(first.stop(signal: SIGKILL) == 128 + SIGKILL)
+            try acceptWithoutSoundThenKill(["一号", "二号"], spool: spool, arguments: ["--ttl", "300"], pulse: pulse)
             try pulse.start()
             // The wall clock a day ahead, the boot clock as it is: a clock set by NTP, not time passing.
             let later = try ServerProcess(
@@ -228,12 +236,9 @@ extension SoundSuites {
         }
 
         @Test func restoredAnnouncementsKeepAgingOnTheBootClockAcrossARestart() throws {
-            let pulse = try PrivatePulseServer(sinkName: "spool_aging")
-            pulse.stop()
+            let pulse = try silentPulse()
             let spool = state + "/aging.db"
-            let first = try ServerProcess(arguments: ["--spool", spool, "--ttl", "1"], pulseServer: pulse.address)
-            #expect(try first.exchange("一号\n") == ["OK 1"])
-            #expect(first.stop(signal: SIGKILL) == 128 + SIGKILL)
+            try acceptWithoutSoundThenKill(["一号"], spool: spool, arguments: ["--ttl", "1"], pulse: pulse)
             // The behaviour under test is an age: let the stored announcement grow older than its TTL.
             Thread.sleep(forTimeInterval: 1.5)
             try pulse.start()
