@@ -15,6 +15,7 @@ public final class AnnouncementBoard: Sendable {
     private let state: Mutex<State>
     private let wakeSpeaker = DispatchSemaphore(value: 0)
     private let writer: SpoolWriter?
+    private let log: @Sendable (String) -> Void
 
     private struct State {
         var queue: AnnouncementQueue
@@ -28,20 +29,24 @@ public final class AnnouncementBoard: Sendable {
 
     /// How long an accepted announcement may wait for its turn.
     public let ttlSeconds: Double
+    private let closeTimeout: Double
 
     /// - Parameters:
     ///   - spool: announcements it holds are queued first, in their order, with the time to live they
     ///     had left (see `AnnouncementSpool`); new ids continue after the highest ever acknowledged.
     ///   - log: where the spool writer reports failures (loudly, once, then summed up).
+    ///   - closeTimeout: how long `close` waits for the spool writer to answer what it holds.
     public init(
         capacity: Int, ttlSeconds: Double = 120, spool: AnnouncementSpool? = nil,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (String) -> Void = { _ in }, closeTimeout: Double = 10
     ) throws(AnnouncementSpool.Failure) {
         self.ttlSeconds = ttlSeconds
+        self.closeTimeout = closeTimeout
         var queue = AnnouncementQueue(capacity: capacity, firstID: (spool?.lastID ?? 0) + 1)
         if let spool { queue.restore(try spool.all(ttlSeconds: ttlSeconds)) }
         state = Mutex(State(queue: queue))
         self.spool = spool
+        self.log = log
         writer = spool.map { SpoolWriter(spool: $0, log: log) }
         for _ in 0..<queue.count { wakeSpeaker.signal() }
     }
@@ -86,7 +91,8 @@ public final class AnnouncementBoard: Sendable {
         }
     }
 
-    /// Accepts `text` or says why not, waiting until it is on disk (for callers that can block).
+    /// Accepts `text` or says why not, waiting until it is on disk (for callers that can block; never on
+    /// the spool writer's thread, from a completion).
     public func submit(_ text: String) -> Result<Announcement, LineProtocol.Refusal> {
         let answered = DispatchSemaphore(value: 0)
         let result = Mutex<Result<Announcement, LineProtocol.Refusal>?>(nil)
@@ -117,10 +123,18 @@ public final class AnnouncementBoard: Sendable {
     }
 
     /// Refuses new announcements from now on; what is queued can still be taken. Submissions already
-    /// with the spool writer are stored and answered before this returns, so `drain` sees them.
+    /// with the spool writer are stored and answered before this returns, so `drain` sees them (unless
+    /// the disk hangs for `closeTimeout` seconds: then this logs it and returns; they are still answered
+    /// when the writer gets to them).
     public func close() {
-        state.withLock { $0.closed = true }
-        writer?.flush()
+        let pending = state.withLock { state in
+            state.closed = true
+            return state.inFlight
+        }
+        if let writer, !writer.flush(timeout: closeTimeout) {
+            log("the spool writer did not store \(pending) pending announcement(s) within \(Int(closeTimeout)) s; "
+                + "stopping without waiting for them")
+        }
         wakeSpeaker.signal()
     }
 

@@ -44,11 +44,16 @@ final class SpoolWriter: Sendable {
         wake.signal()
     }
 
-    /// Returns once everything submitted before the call has been committed (or refused) and answered.
-    func flush() {
+    /// Returns once everything submitted before the call has been committed (or refused) and answered;
+    /// false if that took longer than `timeout` seconds (a hung disk).
+    func flush(timeout: Double = .infinity) -> Bool {
         let done = DispatchSemaphore(value: 0)
         submit(.barrier(done))
-        done.wait()
+        guard timeout.isFinite else {
+            done.wait()
+            return true
+        }
+        return done.wait(timeout: .now() + timeout) == .success
     }
 
     private func run() {

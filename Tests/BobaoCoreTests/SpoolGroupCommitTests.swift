@@ -75,6 +75,27 @@ import Testing
         spool.close()
     }
 
+    @Test func closeAnswersEverySubmissionStillBeingWritten() throws {
+        let spool = try AnnouncementSpool(path: folder + "/close.db")
+        let board = try AnnouncementBoard(capacity: 500, ttlSeconds: 60, spool: spool)
+        let answered = Atomic<Int>(0)
+        for index in 0..<200 {
+            board.submit("第\(index)条") { _ in answered.add(1, ordering: .relaxed) }
+        }
+        board.close()
+        #expect(answered.load(ordering: .relaxed) == 200, "every completion ran before close returned")
+        #expect(board.drain().map(\.id) == Array(1...200))
+        board.submit("晚了") { result in
+            #expect(result == .failure(.shuttingDown))
+            answered.add(1, ordering: .relaxed)
+        }
+        #expect(answered.load(ordering: .relaxed) == 201)
+        // Removals still work after close (the speaker finishes the announcement being spoken).
+        try board.finished(Announcement(id: 1, text: "第0条"))
+        #expect(try spool.all().count == 199)
+        spool.close()
+    }
+
     @Test func idsNeverRepeatAcrossRestartsEvenWithAnEmptySpool() throws {
         let path = folder + "/ids.db"
         do {
