@@ -30,9 +30,9 @@ public enum PreloadLibrary {
 /// `BOBAO_WALL_CLOCK_OFFSET` seconds and leaves the monotonic and boot clocks alone: a clock set by NTP,
 /// not time passing.
 ///
-/// Debian's libfaketime does the same, but preloaded straight into a Swift program it empties
-/// `CommandLine.arguments` (its constructor calls `setenv`, which moves `environ`, and Swift's runtime
-/// finds argv from `environ`); it only works behind its `faketime` wrapper, which `ServerProcess` cannot use.
+/// Debian's libfaketime (0.9.10) would do, but preloaded straight into `bobao` (as `ServerProcess` must,
+/// since it always runs the binary itself) the program sees no arguments and prints its usage; it only
+/// works behind libfaketime's own `faketime` wrapper.
 public enum WallClockShift {
     /// The environment that runs a child with the wall clock `seconds` ahead.
     public static func environment(seconds: Int) throws -> [String: String] {
