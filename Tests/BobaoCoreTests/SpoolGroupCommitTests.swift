@@ -1,5 +1,7 @@
 import BobaoCore
+import BobaoPlatform
 import BobaoServer
+import CSQLite
 import Foundation
 import Synchronization
 import Testing
@@ -113,6 +115,63 @@ import Testing
         #expect(board.count == 0)
         #expect(try board.submit("三").get().id == 3)
         board.close()
+        spool.close()
+    }
+
+    @Test func aSpoolFromBeforeTheCounterIsTakenOver() throws {
+        let path = folder + "/old.db"
+        var handle: OpaquePointer?
+        #expect(sqlite3_open(path, &handle) == SQLITE_OK)
+        #expect(sqlite3_exec(handle, """
+            PRAGMA journal_mode=WAL;
+            CREATE TABLE announcements (id INTEGER PRIMARY KEY, text TEXT NOT NULL, accepted_at INTEGER NOT NULL);
+            INSERT INTO announcements VALUES (7, '七号', 1764000000000), (9, '九号', 1764000001000);
+            """, nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(handle)
+        let spool = try AnnouncementSpool(path: path)
+        #expect(spool.lastID == 9)
+        #expect(FileManager.default.fileExists(atPath: path + "-hwm"))
+        let board = try AnnouncementBoard(capacity: 10, ttlSeconds: 60, spool: spool)
+        let restored = board.drain()
+        #expect(restored.map(\.id) == [7, 9])
+        // Rows saved without a remainder get the whole TTL from now.
+        #expect(restored.allSatisfy { abs($0.expiresAt - (WallClock.bootSeconds() + 60)) < 5 })
+        #expect(try board.submit("十号").get().id == 10)
+        board.close()
+        spool.close()
+        // Reopened, it is an ordinary spool now: the counter is required from here on.
+        try FileManager.default.removeItem(atPath: path + "-hwm")
+        #expect(throws: AnnouncementSpool.Failure.self) { try AnnouncementSpool(path: path) }
+    }
+
+    /// Same boot: the stored remainder minus the boot clock since the save. Another boot: the stored
+    /// remainder, whole. Never more than the current TTL.
+    @Test func restoredTimeToLiveFollowsTheBootRule() throws {
+        let path = folder + "/ttl.db"
+        do {
+            let spool = try AnnouncementSpool(path: path)
+            let now = WallClock.bootSeconds()
+            _ = try spool.commit(storing: [
+                Announcement(id: 1, text: "一号", acceptedAt: 1, expiresAt: now + 50),
+                Announcement(id: 2, text: "二号", acceptedAt: 1, expiresAt: now + 50),
+                Announcement(id: 3, text: "三号", acceptedAt: 1, expiresAt: now + 500),
+            ], removing: [])
+            spool.close()
+        }
+        let since = min(30, WallClock.bootSeconds() / 2)  // a box booted moments ago has less boot clock behind it
+        let savedMilliseconds = Int64((WallClock.bootSeconds() - since) * 1000)
+        var handle: OpaquePointer?
+        #expect(sqlite3_open(path, &handle) == SQLITE_OK)
+        #expect(sqlite3_exec(handle, """
+            UPDATE announcements SET saved_boot_ms = \(savedMilliseconds) WHERE id = 1;
+            UPDATE announcements SET boot_id = 'another-boot', saved_boot_ms = 0 WHERE id = 2;
+            """, nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(handle)
+        let spool = try AnnouncementSpool(path: path)
+        let left = try spool.all(ttlSeconds: 100).map { $0.expiresAt - WallClock.bootSeconds() }
+        #expect(abs(left[0] - (50 - since)) < 2, "same boot: 50 s left at the save, minus the boot clock since: \(left[0])")
+        #expect(abs(left[1] - 50) < 2, "another boot: the 50 s left at the save: \(left[1])")
+        #expect(abs(left[2] - 100) < 2, "capped at the current TTL: \(left[2])")
         spool.close()
     }
 
