@@ -6,7 +6,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The spool writer's group commit, in process: many submissions from several threads, few commits.
+/// The spool and its writer, in process: group commit from several threads, capacity, close, ids across
+/// restarts, an old-format spool, the TTL restore rule.
 @Suite struct SpoolGroupCommitTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bobao-group-\(UUID())").path
 
