@@ -43,9 +43,23 @@ public struct AnnouncementQueue: Sendable {
     public mutating func restore(_ announcements: [Announcement]) {
         for announcement in announcements {
             items.append(announcement)
-            nextID = max(nextID, announcement.id + 1)
+            if announcement.id < UInt64.max { nextID = max(nextID, announcement.id + 1) }
         }
     }
+
+    /// Gives out the next id without queueing anything (for an announcement that is queued with `append`
+    /// once it is stored).
+    public mutating func takeNextID() -> UInt64 {
+        defer { if nextID < UInt64.max { nextID += 1 } }
+        return nextID
+    }
+
+    /// Queues an announcement whose id came from `takeNextID`, whatever the capacity: its place was
+    /// counted when the id was taken.
+    public mutating func append(_ announcement: Announcement) {
+        items.append(announcement)
+    }
+
     public var isEmpty: Bool { count == 0 }
 
     public enum Refusal: Error, Equatable {
@@ -57,8 +71,7 @@ public struct AnnouncementQueue: Sendable {
         _ text: String, at date: Int64 = 0, expiresAt: Double = .infinity
     ) throws(Refusal) -> Announcement {
         guard count < capacity else { throw .full(capacity: capacity) }
-        let announcement = Announcement(id: nextID, text: text, acceptedAt: date, expiresAt: expiresAt)
-        nextID += 1
+        let announcement = Announcement(id: takeNextID(), text: text, acceptedAt: date, expiresAt: expiresAt)
         items.append(announcement)
         return announcement
     }

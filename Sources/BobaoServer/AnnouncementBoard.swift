@@ -6,28 +6,48 @@ import Synchronization
 
 /// The announcement queue shared by the listener (which adds) and the speaker (which takes): a lock
 /// around `AnnouncementQueue` and a condition the speaker waits on.
+///
+/// With a spool, a submission gets its id at once, in submission order, and goes to the spool's writer
+/// thread (`SpoolWriter`), which stores many in one commit. It joins the queue, and its completion runs,
+/// once it is on disk; so the speaker takes announcements in id order, and the queue's capacity counts the
+/// ones still being written.
 public final class AnnouncementBoard: Sendable {
     private let state: Mutex<State>
     private let wakeSpeaker = DispatchSemaphore(value: 0)
+    private let writer: SpoolWriter?
+    private let log: @Sendable (String) -> Void
 
     private struct State {
         var queue: AnnouncementQueue
         var closed = false
+        /// Submissions given an id but not yet stored (or refused) by the writer.
+        var inFlight = 0
     }
 
     /// Where accepted announcements are kept until spoken; nil keeps them in memory only.
     public let spool: AnnouncementSpool?
 
-    /// - Parameter spool: announcements it holds are queued first, in their order.
     /// How long an accepted announcement may wait for its turn.
     public let ttlSeconds: Double
+    private let closeTimeout: Double
 
-    public init(capacity: Int, ttlSeconds: Double = 120, spool: AnnouncementSpool? = nil) throws(AnnouncementSpool.Failure) {
+    /// - Parameters:
+    ///   - spool: announcements it holds are queued first, in their order, with the time to live they
+    ///     had left (see `AnnouncementSpool`); new ids continue after the highest ever acknowledged.
+    ///   - log: where the spool writer reports failures (loudly, once, then summed up).
+    ///   - closeTimeout: how long `close` waits for the spool writer to answer what it holds.
+    public init(
+        capacity: Int, ttlSeconds: Double = 120, spool: AnnouncementSpool? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }, closeTimeout: Double = 10
+    ) throws(AnnouncementSpool.Failure) {
         self.ttlSeconds = ttlSeconds
-        var queue = AnnouncementQueue(capacity: capacity)
-        if let spool { queue.restore(try spool.all()) }
+        self.closeTimeout = closeTimeout
+        var queue = AnnouncementQueue(capacity: capacity, firstID: (spool?.lastID ?? 0) + 1)
+        if let spool { queue.restore(try spool.all(ttlSeconds: ttlSeconds)) }
         state = Mutex(State(queue: queue))
         self.spool = spool
+        self.log = log
+        writer = spool.map { SpoolWriter(spool: $0, log: log) }
         for _ in 0..<queue.count { wakeSpeaker.signal() }
     }
 
@@ -37,40 +57,51 @@ public final class AnnouncementBoard: Sendable {
     public func submit(
         _ text: String, completion: @escaping @Sendable (Result<Announcement, LineProtocol.Refusal>) -> Void
     ) {
-        completion(submit(text))
-    }
-
-    /// Accepts `text` or says why not.
-    public func submit(_ text: String) -> Result<Announcement, LineProtocol.Refusal> {
-        let spool = self.spool
-        let result = state.withLock { state -> Result<Announcement, LineProtocol.Refusal> in
+        let refusal = state.withLock { state -> Result<Announcement, LineProtocol.Refusal>? in
             guard !state.closed else { return .failure(.shuttingDown) }
-            let now = WallClock.nowMilliseconds()
-            if state.queue.count < state.queue.capacity, let spool {
-                // On disk before OK: the id it will get, stored first, then queued.
-                let announcement = Announcement(
-                    id: state.queue.nextAnnouncementID, text: text, acceptedAt: now,
-                    expiresAt: WallClock.bootSeconds() + ttlSeconds)
-                do { try spool.store(announcement) } catch {
-                    return .failure(LineProtocol.Refusal(code: "spool-failed", reason: "could not store the announcement"))
-                }
+            let capacity = state.queue.capacity
+            guard state.queue.count + state.inFlight < capacity else { return .failure(.queueFull(capacity: capacity)) }
+            let announcement = Announcement(
+                id: state.queue.takeNextID(), text: text, acceptedAt: WallClock.nowMilliseconds(),
+                expiresAt: WallClock.bootSeconds() + ttlSeconds)
+            guard let writer else {
+                state.queue.append(announcement)
+                return .success(announcement)
             }
-            return Self.enqueue(text, at: now, expiresAt: WallClock.bootSeconds() + ttlSeconds, into: &state.queue)
+            state.inFlight += 1
+            // Under the lock, so the writer receives them in id order.
+            writer.submit(.store(announcement) { [self] failure in
+                let stored = failure == nil
+                self.state.withLock { state in
+                    state.inFlight -= 1
+                    if stored { state.queue.append(announcement) }
+                }
+                if let failure {
+                    completion(.failure(LineProtocol.Refusal(code: "spool-failed", reason: failure.description)))
+                } else {
+                    wakeSpeaker.signal()
+                    completion(.success(announcement))
+                }
+            })
+            return nil
         }
-        if case .success = result { wakeSpeaker.signal() }
-        return result
+        if let refusal {
+            if case .success = refusal { wakeSpeaker.signal() }
+            completion(refusal)
+        }
     }
 
-    private static func enqueue(
-        _ text: String, at now: Int64, expiresAt: Double, into queue: inout AnnouncementQueue
-    ) -> Result<Announcement, LineProtocol.Refusal> {
-        do {
-            return .success(try queue.enqueue(text, at: now, expiresAt: expiresAt))
-        } catch {
-            switch error {
-            case .full(let capacity): return .failure(.queueFull(capacity: capacity))
-            }
+    /// Accepts `text` or says why not, waiting until it is on disk (for callers that can block; never on
+    /// the spool writer's thread, from a completion).
+    public func submit(_ text: String) -> Result<Announcement, LineProtocol.Refusal> {
+        let answered = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<Announcement, LineProtocol.Refusal>?>(nil)
+        submit(text) { outcome in
+            result.withLock { $0 = outcome }
+            answered.signal()
         }
+        answered.wait()
+        return result.withLock { $0! }
     }
 
     /// Puts a cut announcement back at the front.
@@ -91,18 +122,37 @@ public final class AnnouncementBoard: Sendable {
         }
     }
 
-    /// Refuses new announcements from now on; what is queued can still be taken.
+    /// Refuses new announcements from now on; what is queued can still be taken. Submissions already
+    /// with the spool writer are stored and answered before this returns, so `drain` sees them (unless
+    /// the disk hangs for `closeTimeout` seconds: then this logs it and returns; they are still answered
+    /// when the writer gets to them).
     public func close() {
-        state.withLock { $0.closed = true }
+        let pending = state.withLock { state in
+            state.closed = true
+            return state.inFlight
+        }
+        if let writer, !writer.flush(timeout: closeTimeout) {
+            log("the spool writer did not store \(pending) pending announcement(s) within \(Int(closeTimeout)) s; "
+                + "stopping without waiting for them")
+        }
         wakeSpeaker.signal()
     }
 
-    public var count: Int { state.withLock { $0.queue.count } }
+    /// Waiting announcements, counting those still being stored.
+    public var count: Int { state.withLock { $0.queue.count + $0.inFlight } }
 
-    /// The announcement has been spoken or has expired: it leaves the spool.
+    /// The announcement has been spoken or has expired: it leaves the spool. Returns once that is on disk
+    /// (it shares the writer's next commit).
     public func finished(_ announcement: Announcement) throws(AnnouncementSpool.Failure) {
-        guard let spool else { return }
-        try state.withLock { _ throws(AnnouncementSpool.Failure) in try spool.remove(id: announcement.id) }
+        guard let writer else { return }
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<AnnouncementSpool.Failure?>(nil)
+        writer.submit(.remove(announcement.id) { failure in
+            outcome.withLock { $0 = failure }
+            done.signal()
+        })
+        done.wait()
+        if let failure = outcome.withLock({ $0 }) { throw failure }
     }
 
     /// Everything still waiting, oldest first, and empties the board.

@@ -24,7 +24,7 @@ public final class AnnouncementServer: Sendable {
             try AnnouncementSpool(path: path)
         }
         board = try AnnouncementBoard(
-            capacity: configuration.queueCapacity, ttlSeconds: configuration.ttlSeconds, spool: spool)
+            capacity: configuration.queueCapacity, ttlSeconds: configuration.ttlSeconds, spool: spool, log: { log($0) })
         if let spool, board.count > 0 {
             log("restored \(board.count) announcement(s) from the spool \(spool.path); speaking them first, in order")
         }

@@ -1,133 +1,529 @@
 import BobaoCore
+import BobaoPlatform
 import CSQLite
 import Glibc
+import Synchronization
 
 /// Accepted announcements on disk, in SQLite (WAL mode, synchronous commits): written before `OK` is
-/// sent, removed once spoken or expired, read back in order at start-up. An unreadable or corrupt spool is
-/// an error, never a silent reset.
+/// sent, removed once spoken or expired, read back in order at start-up. An unreadable, corrupt or
+/// tampered spool is a start-up error, never a silent reset.
 ///
-/// Not thread-safe by itself; `AnnouncementBoard` calls it under its lock.
+/// Files: `PATH` (the database), `PATH-wal` and `PATH-shm` (SQLite's), and `PATH-hwm`, the high-water
+/// mark: the highest id ever acknowledged, rewritten and fsynced after every commit. It lives outside
+/// the WAL's reach, so frames SQLite drops silently (a bad checksum ends WAL recovery) are noticed at
+/// start: the database's own `last_id` is then below the mark. All four are mode 0600.
+///
+/// The lock is `flock` on the database file itself, so a second server reaching the same file through
+/// a hard link or a symlink is refused too. Every commit checks that `PATH` still names the file that was
+/// opened, so nothing is acknowledged into a deleted or renamed spool.
+///
+/// Time to live across a restart: each row keeps the TTL it had left when it was saved, the boot id
+/// (`/proc/sys/kernel/random/boot_id`) and the boot clock (`CLOCK_BOOTTIME`) at that moment. On restore
+/// in the same boot, what is left is the stored remainder minus the boot-clock time since the save (exact
+/// across `kill -9`, and blind to wall-clock jumps). After a reboot the stored remainder is kept whole:
+/// the downtime cannot be measured on a box without a battery clock. Either way it is capped at the
+/// current `--ttl`. The wall clock (`accepted_at`) is for logs only.
+///
+/// Not thread-safe by itself: the board's `SpoolWriter` thread makes every write after start-up.
 public final class AnnouncementSpool: @unchecked Sendable {
     public let path: String
-    private let database: OpaquePointer
-    private let insert: OpaquePointer
-    private let delete: OpaquePointer
-    /// Held for the spool's life: one server per spool, or both would replay and renumber the same rows.
-    private let lockDescriptor: Int32
+    /// The high-water mark file, `PATH-hwm`.
+    public let counterPath: String
+    /// The highest id ever acknowledged (in this spool's whole life, spoken or not).
+    public private(set) var lastID: UInt64
+    private var database: OpaquePointer?
+    private var insert: OpaquePointer?
+    private var delete: OpaquePointer?
+    private var updateLastID: OpaquePointer?
+    /// The database file itself: its `flock` is the one-server lock, its inode is what every commit
+    /// checks. Kept open until after `sqlite3_close` (closing any descriptor of the file would drop
+    /// SQLite's POSIX locks).
+    private var fileDescriptor: Int32
+    private var counterDescriptor: Int32
+    private let committed = Atomic<Int>(0)
+
+    /// The longest text a row may hold, in bytes.
+    public static let maximumTextBytes = 1 << 20
+    /// The latest accepted_at believed (9999-12-31), in ms since 1970.
+    static let latestMilliseconds: Int64 = 253_402_300_799_999
+    /// The longest stored remainder or boot-clock reading believed: 100 years, in ms.
+    static let longestMilliseconds: Int64 = 3_155_760_000_000
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// How many transactions have been committed since opening (group commit puts many announcements in one).
+    public var commitCount: Int { committed.load(ordering: .relaxed) }
+
+    /// Every file of the spool, to name in advice.
+    public var files: [String] { [path, path + "-wal", path + "-shm", counterPath] }
+
+    private var advice: String {
+        "to start afresh, move these files aside: \(files.joined(separator: ", "))"
     }
 
     /// Opens (or creates) the spool at `path`, checking that it is a sound Bobao spool.
     public init(path: String) throws(Failure) {
         self.path = path
-        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else {
-            throw Failure(description: "cannot open the spool lock \(path).lock: \(String(cString: strerror(errno)))")
-        }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-            close(lock)
-            throw Failure(description: "the spool \(path) is in use by another bobao serve; give each server its own --spool")
-        }
-        lockDescriptor = lock
-        var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
-        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(handle)
-            close(lock)
-            throw Failure(description: "cannot open the spool \(path): \(message)")
-        }
-        database = handle
-        sqlite3_busy_timeout(handle, 2000)
+        counterPath = path + "-hwm"
+        lastID = 0
+        counterDescriptor = -1
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(description: "cannot open the spool \(path): \(Self.errorText())") }
+        fileDescriptor = fd
         do throws(Failure) {
-            try Self.execute(handle, path, "PRAGMA journal_mode=WAL")
-            try Self.execute(handle, path, "PRAGMA synchronous=FULL")
-            let check = try Self.single(handle, path, "PRAGMA quick_check")
-            guard check == "ok" else { throw Failure(description: "the spool \(path) is corrupt: \(check)") }
-            try Self.execute(handle, path, """
-                CREATE TABLE IF NOT EXISTS announcements (
-                    id INTEGER PRIMARY KEY, text TEXT NOT NULL, accepted_at INTEGER NOT NULL)
-                """)
-            insert = try Self.prepare(handle, path, "INSERT INTO announcements (id, text, accepted_at) VALUES (?, ?, ?)")
-            delete = try Self.prepare(handle, path, "DELETE FROM announcements WHERE id = ?")
+            try openChecked()
         } catch {
-            sqlite3_close(handle)
-            close(lock)
+            abandon()
             throw error
         }
     }
 
-    deinit {
-        sqlite3_finalize(insert)
-        sqlite3_finalize(delete)
-        sqlite3_close(database)
-        close(lockDescriptor)
+    private func openChecked() throws(Failure) {
+        var own = stat()
+        guard fstat(fileDescriptor, &own) == 0 else { throw Failure(description: "cannot stat the spool \(path): \(Self.errorText())") }
+        guard (own.st_mode & S_IFMT) == S_IFREG else { throw Failure(description: "the spool \(path) is not a regular file") }
+        guard flock(fileDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            throw Failure(description: "the spool \(path) is in use by another bobao serve; give each server its own --spool")
+        }
+        // SQLite gives -wal and -shm the database's mode.
+        fchmod(fileDescriptor, 0o600)
+        for companion in [path + "-wal", path + "-shm"] { chmod(companion, 0o600) }
+        let walBytes: Int = { var wal = stat(); return stat(path + "-wal", &wal) == 0 ? Int(wal.st_size) : 0 }()
+        let brandNew = own.st_size == 0 && walBytes == 0
+
+        // The high-water mark.
+        var counter: UInt64? = nil
+        let existing = open(counterPath, O_RDWR | O_CLOEXEC)
+        if existing >= 0 {
+            counterDescriptor = existing
+            fchmod(existing, 0o600)
+            counter = try readCounter()
+        } else if errno != ENOENT {
+            throw Failure(description: "cannot open the spool's counter \(counterPath): \(Self.errorText())")
+        }
+        if brandNew {
+            if let counter, counter > 0 {
+                throw Failure(description: "the spool \(path) is empty but its counter \(counterPath) says announcements up to "
+                    + "#\(counter) were acknowledged: the database was lost; \(advice)")
+            }
+            // The counter exists before the database holds a spool, so a spool without one is damage.
+            if counter == nil {
+                try createCounter(0)
+                counter = 0
+            }
+        }
+
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            // Closing a connection that never opened checkpoints nothing.
+            sqlite3_close(handle)
+            throw Failure(description: "cannot open the spool \(path): \(message)")
+        }
+        database = handle
+        sqlite3_busy_timeout(handle, 2000)
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=FULL")
+        let check = try single("PRAGMA quick_check")
+        guard check == "ok" else { throw Failure(description: "the spool \(path) is corrupt: \(check); \(advice)") }
+        let hadMeta = try tableExists("meta")
+        try execute("BEGIN IMMEDIATE")
+        do throws(Failure) {
+            try execute("""
+                CREATE TABLE IF NOT EXISTS announcements (
+                    id INTEGER PRIMARY KEY, text TEXT NOT NULL, accepted_at INTEGER NOT NULL)
+                """)
+            for column in ["remaining_ms INTEGER", "boot_id TEXT", "saved_boot_ms INTEGER"] {
+                let name = String(column.prefix { $0 != " " })
+                if try !columnExists(name, in: "announcements") {
+                    try execute("ALTER TABLE announcements ADD COLUMN \(column)")
+                }
+            }
+            try execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+            try execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('last_id', 0)")
+            try execute("COMMIT")
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+        let storedLast = try readLastID()
+        let rows = try readRows()
+        let databaseLast = max(storedLast, rows.last?.id ?? 0)
+        if let counter {
+            guard counter <= databaseLast else {
+                throw Failure(description: "the spool \(path) ends at #\(databaseLast) but its counter \(counterPath) says "
+                    + "#\(counter) was acknowledged: committed announcements were lost (a damaged -wal file); \(advice)")
+            }
+        } else if hadMeta {
+            throw Failure(description: "the spool's counter \(counterPath) is missing while \(path) holds a spool, so lost "
+                + "announcements could not be noticed; \(advice)")
+        } else {
+            // A spool from before the counter existed: start counting from what it holds.
+            try createCounter(databaseLast)
+        }
+        lastID = max(databaseLast, counter ?? 0)
+        insert = try prepare("""
+            INSERT INTO announcements (id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms) VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        delete = try prepare("DELETE FROM announcements WHERE id = ?")
+        updateLastID = try prepare("UPDATE meta SET value = max(value, ?) WHERE key = 'last_id'")
     }
+
+    deinit { close() }
+
+    /// Closes the database and its files (the lock goes with them). Idempotent; the spool is unusable after.
+    public func close() {
+        finalizeStatements()
+        if let database { sqlite3_close(database) }
+        database = nil
+        closeDescriptors()
+    }
+
+    /// Gives up after a failed start without closing SQLite's connection: closing would checkpoint and
+    /// delete the -wal file, which must stay as it was for whoever looks at the damage.
+    private func abandon() {
+        if database != nil {
+            finalizeStatements()
+            database = nil  // leaked on purpose
+            // The descriptor stays open too, since closing it would drop the leaked connection's POSIX
+            // locks; only the one-server lock is released.
+            flock(fileDescriptor, LOCK_UN)
+            return
+        }
+        closeDescriptors()
+    }
+
+    private func finalizeStatements() {
+        for statement in [insert, delete, updateLastID] { sqlite3_finalize(statement) }
+        insert = nil
+        delete = nil
+        updateLastID = nil
+    }
+
+    private func closeDescriptors() {
+        if fileDescriptor >= 0 { Glibc.close(fileDescriptor) }
+        if counterDescriptor >= 0 { Glibc.close(counterDescriptor) }
+        fileDescriptor = -1
+        counterDescriptor = -1
+    }
+
+    // MARK: Writing
 
     /// Stores an announcement; returns once it is on disk.
     public func store(_ announcement: Announcement) throws(Failure) {
-        sqlite3_reset(insert)
-        sqlite3_bind_int64(insert, 1, Int64(announcement.id))
-        sqlite3_bind_text(insert, 2, announcement.text, -1, transient)
-        sqlite3_bind_int64(insert, 3, announcement.acceptedAt)
-        guard sqlite3_step(insert) == SQLITE_DONE else { throw failure("store #\(announcement.id)") }
+        _ = try commit(storing: [announcement], removing: [])
     }
 
     /// Removes a spoken or expired announcement.
     public func remove(id: UInt64) throws(Failure) {
-        sqlite3_reset(delete)
-        sqlite3_bind_int64(delete, 1, Int64(id))
-        guard sqlite3_step(delete) == SQLITE_DONE else { throw failure("remove #\(id)") }
+        _ = try commit(storing: [], removing: [id])
     }
 
-    /// Everything stored, oldest first.
-    public func all() throws(Failure) -> [Announcement] {
-        let query = try Self.prepare(database, path, "SELECT id, text, accepted_at FROM announcements ORDER BY id")
-        defer { sqlite3_finalize(query) }
-        var result: [Announcement] = []
-        while true {
-            let status = sqlite3_step(query)
-            if status == SQLITE_DONE { return result }
-            guard status == SQLITE_ROW else { throw failure("read") }
-            let text = sqlite3_column_text(query, 1).map { String(cString: $0) } ?? ""
-            result.append(Announcement(
-                id: UInt64(sqlite3_column_int64(query, 0)), text: text, acceptedAt: sqlite3_column_int64(query, 2)))
+    /// Stores and removes in one transaction (one fsync of the WAL), then raises the high-water mark
+    /// (one more fsync) before returning. Throws, having changed nothing, if `path` no longer names the
+    /// file that was opened. Returns a warning when the database committed but the mark could not be
+    /// written: the announcements are on disk, only the loss check is weaker.
+    public func commit(storing announcements: [Announcement], removing ids: [UInt64]) throws(Failure) -> String? {
+        guard let database, let insert, let delete, let updateLastID else {
+            throw Failure(description: "the spool \(path) is closed")
+        }
+        try checkStillTheSameFile()
+        let now = WallClock.bootSeconds()
+        let bootID = Self.bootID
+        try execute("BEGIN IMMEDIATE")
+        var highest: UInt64 = 0
+        do throws(Failure) {
+            for announcement in announcements {
+                guard let id = Int64(exactly: announcement.id), id >= 1, id < Int64.max else {
+                    throw Failure(description: "spool \(path): cannot store #\(announcement.id): the id is out of range")
+                }
+                let utf8 = Array(announcement.text.utf8)
+                guard !utf8.isEmpty, utf8.count <= Self.maximumTextBytes else {
+                    throw Failure(description: "spool \(path): cannot store #\(announcement.id): \(utf8.count) bytes of text")
+                }
+                sqlite3_reset(insert)
+                sqlite3_clear_bindings(insert)
+                sqlite3_bind_int64(insert, 1, id)
+                utf8.withUnsafeBufferPointer { bytes in
+                    _ = bytes.withMemoryRebound(to: CChar.self) {
+                        sqlite3_bind_text(insert, 2, $0.baseAddress, Int32(utf8.count), transient)
+                    }
+                }
+                sqlite3_bind_int64(insert, 3, announcement.acceptedAt)
+                if announcement.expiresAt.isFinite {
+                    sqlite3_bind_int64(insert, 4, Self.milliseconds(announcement.expiresAt - now))
+                }
+                sqlite3_bind_text(insert, 5, bootID, -1, transient)
+                sqlite3_bind_int64(insert, 6, Self.milliseconds(now))
+                guard sqlite3_step(insert) == SQLITE_DONE else { throw failure("store #\(announcement.id)") }
+                highest = max(highest, announcement.id)
+            }
+            for id in ids {
+                guard let key = Int64(exactly: id) else { continue }  // never stored
+                sqlite3_reset(delete)
+                sqlite3_bind_int64(delete, 1, key)
+                guard sqlite3_step(delete) == SQLITE_DONE else { throw failure("remove #\(id)") }
+            }
+            if highest > 0 {
+                sqlite3_reset(updateLastID)
+                sqlite3_bind_int64(updateLastID, 1, Int64(exactly: highest) ?? 0)
+                guard sqlite3_step(updateLastID) == SQLITE_DONE else { throw failure("record the last id") }
+            }
+            guard sqlite3_exec(database, "COMMIT", nil, nil, nil) == SQLITE_OK else { throw failure("commit") }
+        } catch {
+            sqlite3_exec(database, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+        committed.add(1, ordering: .relaxed)
+        guard highest > lastID else { return nil }
+        lastID = highest
+        return writeCounter(highest)
+    }
+
+    /// Copies the WAL into the database and truncates it (`PRAGMA wal_checkpoint(TRUNCATE)`).
+    public func checkpoint() throws(Failure) {
+        guard database != nil else { return }
+        try execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Throws unless `path` still names the open file and the file still has a name.
+    public func checkStillTheSameFile() throws(Failure) {
+        var own = stat()
+        guard fstat(fileDescriptor, &own) == 0 else {
+            throw Failure(description: "cannot stat the spool \(path): \(Self.errorText())")
+        }
+        guard own.st_nlink > 0 else {
+            throw Failure(description: "the spool \(path) was deleted while bobao ran; nothing is acknowledged into a "
+                + "deleted file (restore it, or restart bobao to start a new spool)")
+        }
+        var named = stat()
+        guard stat(path, &named) == 0 else {
+            throw Failure(description: "the spool \(path) was renamed or deleted while bobao ran (\(Self.errorText())); "
+                + "nothing is acknowledged into a file that is no longer there")
+        }
+        guard named.st_dev == own.st_dev, named.st_ino == own.st_ino else {
+            throw Failure(description: "the spool \(path) was replaced by another file while bobao ran; nothing is "
+                + "acknowledged into the file bobao opened")
+        }
+        var counter = stat()
+        guard fstat(counterDescriptor, &counter) == 0, counter.st_nlink > 0 else {
+            throw Failure(description: "the spool's counter \(counterPath) was deleted while bobao ran; nothing is "
+                + "acknowledged without it (restore it, or restart bobao after moving the spool's files aside)")
         }
     }
 
-    private func failure(_ what: String) -> Failure {
-        Failure(description: "spool \(path): cannot \(what): \(String(cString: sqlite3_errmsg(database)))")
+    // MARK: Reading
+
+    /// Everything stored, oldest first, each value checked. `expiresAt` is on this boot's clock (see the
+    /// type's comment for the rule); rows saved without a remainder get `ttlSeconds`.
+    public func all(ttlSeconds: Double = .infinity) throws(Failure) -> [Announcement] {
+        let now = WallClock.bootSeconds()
+        let bootID = Self.bootID
+        return try readRows().map { row in
+            var announcement = Announcement(id: row.id, text: row.text, acceptedAt: row.acceptedAt)
+            var left = ttlSeconds
+            if let remaining = row.remainingMilliseconds {
+                left = Double(remaining) / 1000
+                if row.bootID == bootID, let saved = row.savedBootMilliseconds {
+                    left -= max(0, now - Double(saved) / 1000)
+                }
+                left = min(left, ttlSeconds)
+            }
+            announcement.expiresAt = now + left
+            return announcement
+        }
+    }
+
+    struct Row {
+        var id: UInt64
+        var text: String
+        var acceptedAt: Int64
+        var remainingMilliseconds: Int64?
+        var bootID: String?
+        var savedBootMilliseconds: Int64?
+    }
+
+    private func readRows() throws(Failure) -> [Row] {
+        let query = try prepare("""
+            SELECT id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms FROM announcements ORDER BY id
+            """)
+        defer { sqlite3_finalize(query) }
+        var rows: [Row] = []
+        var previous: Int64 = 0
+        while true {
+            let status = sqlite3_step(query)
+            if status == SQLITE_DONE { return rows }
+            guard status == SQLITE_ROW else { throw failure("read") }
+            let rowNumber = rows.count + 1
+            func damaged(_ what: String) -> Failure {
+                Failure(description: "the spool \(path) holds a damaged row (row \(rowNumber), after #\(previous)): "
+                    + "\(what); \(advice)")
+            }
+            guard sqlite3_column_type(query, 0) == SQLITE_INTEGER else { throw damaged("the id is not an integer") }
+            let id = sqlite3_column_int64(query, 0)
+            guard id >= 1, id < Int64.max else { throw damaged("id \(id) is out of range") }
+            guard id > previous else { throw damaged("id \(id) is out of order") }
+            guard sqlite3_column_type(query, 1) == SQLITE_TEXT else { throw damaged("#\(id) has no text") }
+            let count = Int(sqlite3_column_bytes(query, 1))
+            guard count > 0, count <= Self.maximumTextBytes else { throw damaged("#\(id) has \(count) bytes of text") }
+            guard let bytes = sqlite3_column_text(query, 1) else { throw damaged("#\(id) has no text") }
+            let buffer = UnsafeBufferPointer(start: bytes, count: count)
+            guard let text = String(validating: buffer, as: UTF8.self) else { throw damaged("#\(id) is not valid UTF-8") }
+            guard !text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }),
+                  !text.trimmingWhitespace().isEmpty else {
+                throw damaged("#\(id) holds control characters or no text")
+            }
+            guard sqlite3_column_type(query, 2) == SQLITE_INTEGER else { throw damaged("#\(id) accepted_at is not an integer") }
+            let acceptedAt = sqlite3_column_int64(query, 2)
+            guard acceptedAt >= 0, acceptedAt <= Self.latestMilliseconds else {
+                throw damaged("#\(id) accepted_at \(acceptedAt) is out of range")
+            }
+            func optionalMilliseconds(_ column: Int32, _ name: String) throws(Failure) -> Int64? {
+                switch sqlite3_column_type(query, column) {
+                case SQLITE_NULL: return nil
+                case SQLITE_INTEGER:
+                    let value = sqlite3_column_int64(query, column)
+                    guard value >= 0, value <= Self.longestMilliseconds else {
+                        throw damaged("#\(id) \(name) \(value) is out of range")
+                    }
+                    return value
+                default: throw damaged("#\(id) \(name) is not an integer")
+                }
+            }
+            let remaining = try optionalMilliseconds(3, "remaining_ms")
+            let saved = try optionalMilliseconds(5, "saved_boot_ms")
+            var bootID: String? = nil
+            switch sqlite3_column_type(query, 4) {
+            case SQLITE_NULL: break
+            case SQLITE_TEXT:
+                let length = Int(sqlite3_column_bytes(query, 4))
+                guard length <= 64, let raw = sqlite3_column_text(query, 4),
+                      let value = String(validating: UnsafeBufferPointer(start: raw, count: length), as: UTF8.self) else {
+                    throw damaged("#\(id) boot_id is not a boot id")
+                }
+                bootID = value
+            default: throw damaged("#\(id) boot_id is not text")
+            }
+            rows.append(Row(id: UInt64(id), text: text, acceptedAt: acceptedAt, remainingMilliseconds: remaining,
+                            bootID: bootID, savedBootMilliseconds: saved))
+            previous = id
+        }
+    }
+
+    private func readLastID() throws(Failure) -> UInt64 {
+        let query = try prepare("SELECT value FROM meta WHERE key = 'last_id'")
+        defer { sqlite3_finalize(query) }
+        guard sqlite3_step(query) == SQLITE_ROW else { throw failure("read the last id") }
+        guard sqlite3_column_type(query, 0) == SQLITE_INTEGER else {
+            throw Failure(description: "the spool \(path) holds a damaged last_id (not an integer); \(advice)")
+        }
+        let value = sqlite3_column_int64(query, 0)
+        guard value >= 0, value < Int64.max else {
+            throw Failure(description: "the spool \(path) holds a damaged last_id (\(value)); \(advice)")
+        }
+        return UInt64(value)
+    }
+
+    // MARK: The high-water mark
+
+    private func readCounter() throws(Failure) -> UInt64 {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBytes { pread(counterDescriptor, $0.baseAddress, $0.count, 0) }
+        guard count >= 0 else { throw Failure(description: "cannot read the spool's counter \(counterPath): \(Self.errorText())") }
+        let digits = bytes[..<count].filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: " ") }
+        guard !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              let value = Int64(String(decoding: digits, as: UTF8.self)), value < Int64.max else {
+            throw Failure(description: "the spool's counter \(counterPath) is damaged; \(advice)")
+        }
+        return UInt64(value)
+    }
+
+    private func createCounter(_ value: UInt64) throws(Failure) {
+        let fd = open(counterPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(description: "cannot create the spool's counter \(counterPath): \(Self.errorText())") }
+        counterDescriptor = fd
+        if let warning = writeCounter(value) { throw Failure(description: warning) }
+        // The new name must survive a power cut as surely as the database's.
+        let folder = open(FileSystem.parent(of: counterPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            Glibc.close(folder)
+        }
+    }
+
+    /// Overwrites the mark in place (19 digits and a newline at offset 0, within one sector) and fsyncs it.
+    private func writeCounter(_ value: UInt64) -> String? {
+        let text = String(value)
+        let line = Array((String(repeating: "0", count: max(0, 19 - text.count)) + text + "\n").utf8)
+        let written = line.withUnsafeBytes { pwrite(counterDescriptor, $0.baseAddress, $0.count, 0) }
+        guard written == line.count, fdatasync(counterDescriptor) == 0 else {
+            return "cannot write the spool's counter \(counterPath): \(Self.errorText())"
+        }
+        return nil
+    }
+
+    // MARK: Time
+
+    /// This boot's id, from `/proc/sys/kernel/random/boot_id` ("" if unreadable: then nothing counts as the same boot).
+    static let bootID: String = {
+        guard let bytes = try? FileSystem.read("/proc/sys/kernel/random/boot_id") else { return "" }
+        return String(decoding: bytes.prefix(64), as: UTF8.self).trimmingWhitespace()
+    }()
+
+    /// Seconds as whole milliseconds, clamped to 0…100 years (never a trapping conversion).
+    static func milliseconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite else { return seconds > 0 ? longestMilliseconds : 0 }
+        let value = (seconds * 1000).rounded()
+        if value <= 0 { return 0 }
+        if value >= Double(longestMilliseconds) { return longestMilliseconds }
+        return Int64(value)
     }
 
     // MARK: SQLite helpers
 
+    private func failure(_ what: String) -> Failure {
+        let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "closed"
+        return Failure(description: "spool \(path): cannot \(what): \(message)")
+    }
+
+    private static func errorText() -> String { String(cString: strerror(errno)) }
+
     /// SQLITE_TRANSIENT: SQLite copies the bound text. (The C macro is a cast Swift cannot import.)
     private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    private static func execute(_ database: OpaquePointer, _ path: String, _ sql: String) throws(Failure) {
+    private func execute(_ sql: String) throws(Failure) {
         var message: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(database, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(database))
+            let text = message.map { String(cString: $0) } ?? database.map { String(cString: sqlite3_errmsg($0)) } ?? ""
             sqlite3_free(message)
-            throw Failure(description: "the spool \(path) is unreadable or not a spool: \(text)")
+            throw Failure(description: "the spool \(path) is unreadable or not a spool: \(text); \(advice)")
         }
     }
 
-    private static func single(_ database: OpaquePointer, _ path: String, _ sql: String) throws(Failure) -> String {
-        let statement = try prepare(database, path, sql)
+    private func single(_ sql: String) throws(Failure) -> String {
+        let statement = try prepare(sql)
         defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else {
-            throw Failure(description: "the spool \(path) is unreadable: \(String(cString: sqlite3_errmsg(database)))")
-        }
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw failure("read") }
         return sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? ""
     }
 
-    private static func prepare(_ database: OpaquePointer, _ path: String, _ sql: String) throws(Failure) -> OpaquePointer {
+    private func tableExists(_ name: String) throws(Failure) -> Bool {
+        try single("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(name)'") != "0"
+    }
+
+    private func columnExists(_ column: String, in table: String) throws(Failure) -> Bool {
+        try single("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = '\(column)'") != "0"
+    }
+
+    private func prepare(_ sql: String) throws(Failure) -> OpaquePointer {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw Failure(description: "the spool \(path) is unreadable or not a spool: \(String(cString: sqlite3_errmsg(database)))")
+            let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "closed"
+            throw Failure(description: "the spool \(path) is unreadable or not a spool: \(message); \(advice)")
         }
         return statement
     }
