@@ -96,7 +96,8 @@ public struct RepeatedFault: Sendable {
 
     /// `0.4 s`, `12 s`, `1 min 2 s`, `2 h 5 min`.
     public static func describe(seconds: Double) -> String {
-        if seconds < 10 { return "\(Int((seconds * 10).rounded()) / 10).\(Int((seconds * 10).rounded()) % 10) s" }
+        let tenths = Int((seconds * 10).rounded())
+        if tenths < 100 { return "\(tenths / 10).\(tenths % 10) s" }
         let whole = Int(seconds.rounded())
         if whole < 60 { return "\(whole) s" }
         if whole < 3600 { return whole % 60 == 0 ? "\(whole / 60) min" : "\(whole / 60) min \(whole % 60) s" }

@@ -64,7 +64,8 @@ public final class Speaker: Sendable {
     }
 
     private func notSpoken(_ announcement: Announcement) {
-        log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))")
+        let kept = board.spool == nil ? "" : "; kept in the spool for the next start"
+        log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))\(kept)")
     }
 
     /// Speaks one announcement; false when the output has stopped and the speaker should too.
@@ -122,9 +123,14 @@ public final class Speaker: Sendable {
         }
         let cutAtMaximum = budget.wasCut
         guard outcome == .completed || cutAtMaximum, output.waitUntilPlayed(utterance) else {
-            let cause = output.isStopping ? "the shutdown" : "a sound-server failure"
-            log("#\(announcement.id) was cut by \(cause); it will be said again from its start")
             board.requeueFirst(announcement)
+            guard !output.isStopping else {
+                let kept = board.spool == nil
+                    ? "not kept (--no-spool)" : "it stays in the spool and is said from its start after the next start"
+                log("#\(announcement.id) was cut by the shutdown; \(kept)")
+                return false
+            }
+            log("#\(announcement.id) was cut by a sound-server failure; it will be said again from its start")
             return true
         }
         finish(announcement)
