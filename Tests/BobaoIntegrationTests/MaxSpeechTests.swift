@@ -31,6 +31,13 @@ extension SoundSuites {
             #expect(bobao.stop() == 0)
         }
 
+        @Test(arguments: ["0", "-5", "1.5", "soon"])
+        func maxSpeechTakesAWholeNumberOfSecondsFromOne(value: String) throws {
+            let result = try BobaoBinary.run(["serve", "--listen", "127.0.0.1:0", "--no-spool", "--max-speech", value])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("--max-speech"), "\(result.stderr)")
+        }
+
         static func soundingDuration(of text: String) throws -> Double {
             let synthesizer = try EspeakSynthesizer.shared()
             let samples = Mutex<[Int16]>([])
