@@ -1,6 +1,6 @@
 /// A fault that can go on for a long time, such as a missing sound server retried every 2 s or a full
-/// descriptor table on every accept. It is logged once, then counted and summed up at growing intervals,
-/// and its end gets one line:
+/// descriptor table on every accept. It is logged as it happens once (or the first few times), then counted
+/// and summed up at growing intervals, and its end gets one line:
 ///
 /// ```swift
 /// var fault = RepeatedFault("still no sound server", clock: { WallClock.monotonicSeconds() })
