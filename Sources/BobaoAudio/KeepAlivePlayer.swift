@@ -1,3 +1,4 @@
+import BobaoCore
 import CPulse
 import Glibc
 
@@ -9,9 +10,10 @@ import Glibc
 /// served on libpulse's threaded main loop. The audio path never allocates: every write goes into memory
 /// from `pa_stream_begin_write`.
 ///
-/// If the sound server is missing or goes away, the player logs it and reconnects with a capped backoff;
-/// an utterance that was cut reports `false` so the caller can say it again.
-public final class KeepAlivePlayer: @unchecked Sendable {
+/// If the sound server is missing or goes away, the player logs it and reconnects with a capped backoff
+/// (the first failures one by one, then summaries, then one line when it is back); an utterance that was
+/// cut reports `false` so the caller can say it again.
+public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     // Everything below `mainloop` is guarded by the threaded main loop's lock; C callbacks run with it held.
     let configuration: PlayerConfiguration
     let log: @Sendable (String) -> Void
@@ -29,6 +31,9 @@ public final class KeepAlivePlayer: @unchecked Sendable {
     var utterancePlayed = true
     var lastUtteranceEnd: UInt64 = 0  // pa_rtclock microseconds
     var everConnected = false
+    /// The failures since the stream was last open: the first few are logged, then summaries.
+    var outage = RepeatedFault(
+        "still no playback stream", noun: "failure", logFirst: 3, clock: { Double(pa_rtclock_now()) / 1_000_000 })
     /// When the current utterance started and how many bytes it has put into the stream: the speech cannot
     /// end before `utteranceStart + utteranceBytes / bytesPerSecond`, whatever the timing says.
     var utteranceStart: UInt64 = 0
@@ -82,11 +87,6 @@ public final class KeepAlivePlayer: @unchecked Sendable {
 
     // MARK: Speaking
 
-    /// A token for one utterance; pass it back to `write`, `endUtterance` and `waitUntilPlayed`.
-    public struct Utterance: Sendable {
-        let generation: Int
-    }
-
     /// Blocks until the stream is open (or the player stops). Returns whether it is open.
     public func waitUntilReady() -> Bool {
         lock()
@@ -117,7 +117,7 @@ public final class KeepAlivePlayer: @unchecked Sendable {
             writeSilence(stream, bytes: bytes)
             utteranceBytes += bytes
         }
-        return Utterance(generation: generation)
+        return Utterance(session: generation)
     }
 
     func cancelPlayedOutTimer() {
@@ -138,11 +138,11 @@ public final class KeepAlivePlayer: @unchecked Sendable {
             while start < samples.count && abs(Int(samples[start])) < Int(threshold) { start += 1 }
             if start < samples.count { trimming = false }
         }
-        guard let base = samples.baseAddress, start < samples.count else { return utterance.generation == generation }
+        guard let base = samples.baseAddress, start < samples.count else { return utterance.session == generation }
         var source = UnsafeRawPointer(base + start)
         var remaining = (samples.count - start) * 2
         while remaining > 0 {
-            guard utterance.generation == generation, let stream, streamReady else { return false }
+            guard utterance.session == generation, let stream, streamReady else { return false }
             var size = pa_stream_writable_size(stream)  // (size_t)-1, read as -1, on error
             if size < 0 { return false }
             if size == 0 {
@@ -168,7 +168,7 @@ public final class KeepAlivePlayer: @unchecked Sendable {
     public func endUtterance(_ utterance: Utterance) {
         lock()
         defer { unlock() }
-        guard utterance.generation == generation, let stream, streamReady else { return }
+        guard utterance.session == generation, let stream, streamReady else { return }
         mode = .ending
         if let operation = pa_stream_update_timing_info(stream, onTimingUpdated, userdata) {
             pa_operation_unref(operation)
@@ -183,7 +183,7 @@ public final class KeepAlivePlayer: @unchecked Sendable {
     public func waitUntilPlayed(_ utterance: Utterance) -> Bool {
         lock()
         defer { unlock() }
-        while !utterancePlayed && utterance.generation == generation && !stopping { wait() }
+        while !utterancePlayed && utterance.session == generation && !stopping { wait() }
         return utterancePlayed
     }
 

@@ -1,3 +1,4 @@
+import BobaoCore
 import CPulse
 
 // The connection's life: connect, open the stream, notice loss, reconnect with backoff.
@@ -25,8 +26,11 @@ extension KeepAlivePlayer {
         guard let context else { return }
         switch pa_context_get_state(context) {
         case PA_CONTEXT_READY:
-            let server = pa_context_get_server(context).map { String(cString: $0) } ?? "?"
-            log("sound server connected: \(server)")
+            // During an outage (a missing sink fails after every connection) the fault's summaries say it.
+            if !outage.isActive {
+                let server = pa_context_get_server(context).map { String(cString: $0) } ?? "?"
+                log("sound server connected: \(server)")
+            }
             openStream()
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             guard !stopping else { return }
@@ -77,7 +81,8 @@ extension KeepAlivePlayer {
             let sink = pa_stream_get_device_name(stream).map { String(cString: $0) } ?? "?"
             let attributes = pa_stream_get_buffer_attr(stream)?.pointee
             let buffered = Int(attributes?.tlength ?? 0) * 1000 / configuration.bytesPerSecond
-            log("keep-alive stream \(everConnected ? "reopened" : "open") on sink \(sink) (\(buffered) ms of silence queued)")
+            let back = outage.resolved().map { "; back \($0)" } ?? ""
+            log("keep-alive stream \(everConnected ? "reopened" : "open") on sink \(sink) (\(buffered) ms of silence queued)\(back)")
             everConnected = true
             signal()
         case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
@@ -140,7 +145,9 @@ extension KeepAlivePlayer {
     func scheduleReconnect(reason: String) {
         guard !stopping else { return }
         let delay = reconnectDelay
-        log("\(reason); retrying in \(delay) ms")
+        // Logged as it happens at first (the backoff growing), then only in summaries: a sound server or
+        // sink that stays away must not write a line every 2 s for days.
+        if let line = outage.occurred("\(reason); retrying in \(delay) ms") { log(line) }
         reconnectDelay = min(delay * 2, configuration.reconnectMaximumMilliseconds)
         var when = timeval()
         pa_timeval_add(pa_gettimeofday(&when), pa_usec_t(delay) * 1000)

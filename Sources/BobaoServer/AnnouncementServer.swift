@@ -32,8 +32,8 @@ public final class AnnouncementServer: Sendable {
         playerConfiguration.sampleRate = synthesizer.sampleRate
         player = KeepAlivePlayer(configuration: playerConfiguration) { log($0) }
         speaker = Speaker(
-            board: board, synthesizer: synthesizer, player: player, parameters: configuration.speech,
-            ttlSeconds: configuration.ttlSeconds, log: log)
+            board: board, synthesizer: synthesizer, output: player, parameters: configuration.speech,
+            ttlSeconds: configuration.ttlSeconds, maximumSpeechSeconds: configuration.maximumSpeechSeconds, log: log)
         listener = try Self.makeListener(configuration: configuration, board: board, log: log)
     }
 

@@ -11,7 +11,7 @@ enum ServeCommand {
                            [--sink NAME] [--queue N] [--max-line BYTES] [--gap MS] [--media-role ROLE]
                            [--max-connections N] [--idle-timeout SECONDS] [--line-rate LINES/S] [--line-burst LINES]
                            [--token SECRET] [--allow CIDR[,CIDR…]] [--spool PATH | --no-spool] [--ttl SECONDS]
-                           [--shutdown-timeout SECONDS]
+                           [--shutdown-timeout SECONDS] [--max-speech SECONDS] [--rate-limit-loopback]
           --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
           --sink     PulseAudio sink to play on (default: the sound server's default sink)
           --queue    announcements that may wait before lines are refused (default 256)
@@ -27,18 +27,19 @@ enum ServeCommand {
                      /var/lib/bobao/spool.db under systemd as root); --no-spool keeps them in memory only
           --ttl      an announcement not spoken within this many seconds of being accepted is dropped
                      and logged, never spoken late (default 120)
-          --shutdown-timeout  on SIGTERM, how long the current announcement may take to finish (default 5)
+          --shutdown-timeout  on SIGTERM, SIGINT or SIGHUP, how long the current announcement may take to
+                              finish (default 5); a second signal stops at once, keeping the spool
+          --max-speech  one announcement is cut after this many seconds of speech, and counts as spoken
+                        (default 60)
           --line-rate, --line-burst  lines a second per client address after a burst (default 20 after 40;
                              a rate of 0 turns the limit off)
+          --rate-limit-loopback      apply --line-rate to loopback clients too (default: they are not limited)
         """
 
     static func run(_ arguments: [String]) throws {
-        // Block the stop signals before any thread starts, so every thread inherits the mask and the main
-        // thread alone receives them through sigwait.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
+        // Block the stop signals before any thread starts, so every thread inherits the mask and they are
+        // received through sigwait only.
+        var stopSignals = StopSignals.set
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
         signal(SIGPIPE, SIG_IGN)
 
@@ -46,9 +47,9 @@ enum ServeCommand {
             arguments, valued: Arguments.speechOptions.union([
                 "listen", "sink", "queue", "max-line", "gap", "media-role", "max-connections", "idle-timeout",
                 "line-rate", "line-burst", "token", "allow",
-                "spool", "ttl", "shutdown-timeout",
+                "spool", "ttl", "shutdown-timeout", "max-speech",
             ]),
-            switches: ["help", "no-spool"])
+            switches: ["help", "no-spool", "rate-limit-loopback"])
         if args.flag("help") { print(usage); return }
         guard args.positional.isEmpty else { throw CommandError.usage("serve takes no TEXT\n\(usage)") }
         var configuration = ServerConfiguration()
@@ -103,6 +104,11 @@ enum ServeCommand {
             guard seconds >= 0 else { throw CommandError.usage("--shutdown-timeout must be 0 or more seconds") }
             configuration.shutdownTimeoutSeconds = Double(seconds)
         }
+        if let seconds = try args.int("max-speech") {
+            guard seconds >= 1 else { throw CommandError.usage("--max-speech must be at least 1 second") }
+            configuration.maximumSpeechSeconds = Double(seconds)
+        }
+        configuration.rateLimitLoopback = args.flag("rate-limit-loopback")
         if let ttl = try args.int("ttl") {
             guard ttl >= 1 else { throw CommandError.usage("--ttl must be at least 1 second") }
             configuration.ttlSeconds = Double(ttl)
@@ -143,9 +149,10 @@ enum ServeCommand {
         log("serving on \(server.boundAddress); voice \(configuration.speech.voice) (\(voiceSource)), "
             + "\(configuration.speech.rate) wpm; queue holds \(configuration.queueCapacity)")
 
-        var received: Int32 = 0
-        sigwait(&stopSignals, &received)
-        log("received \(received == SIGINT ? "SIGINT" : "SIGTERM"): no longer accepting; finishing the current announcement")
+        let received = StopSignals.wait()
+        log("received \(StopSignals.name(received)): no longer accepting; finishing the current announcement "
+            + "(a second signal stops at once)")
+        StopSignals.forceExitOnSecondSignal(log: log, spooled: configuration.spoolPath != nil)
         server.shutdown(timeout: configuration.shutdownTimeoutSeconds)
         log("stopped")
     }

@@ -1,0 +1,80 @@
+import BobaoCore
+import BobaoServer
+import BobaoTestSupport
+import Foundation
+import Testing
+
+extension SoundSuites {
+    /// What the log shows: text from clients that cannot spoof a terminal or split a line, and faults that
+    /// go on for long that are logged once and then summed up.
+    @Suite(.serialized, .timeLimit(.minutes(2)))
+    struct HygieneTests {
+        /// The log's lines; each must be one event, `<timestamp> bobao: <message>`.
+        static func lines(of log: String) -> [Substring] {
+            log.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        }
+
+        @Test func bidiSeparatorAndC1CharactersInALineAreEscapedInTheLog() throws {
+            let sound = try TestSoundServer.shared()
+            let bobao = try ServerProcess(pulseServer: sound.address)
+            #expect(bobao.waitForLog("keep-alive stream open"))
+            // U+202E turns the rest of a terminal line around; U+0085 and U+2028 are line breaks to some readers.
+            #expect(try bobao.exchange("新客户\u{202E}来了\u{0085}请\u{2028}取餐\t谢谢\n") == ["OK 1"])
+            #expect(bobao.waitForLog("spoke #1"))
+            #expect(bobao.stop() == 0)
+            let log = bobao.log
+            let shown = #""新客户\u{202E}来了\u{0085}请\u{2028}取餐\t谢谢""#
+            #expect(log.contains("accepted #1 from 127.0.0.1:"), "\(log)")
+            #expect(log.contains(": " + shown + "\n"))
+            #expect(log.contains("speaking #1 " + shown))
+            #expect(!log.unicodeScalars.contains { [0x202E, 0x85, 0x2028, 0x09].contains($0.value) })
+            let lines = Self.lines(of: log)
+            #expect(lines.allSatisfy { $0.hasPrefix("20") && $0.contains("Z bobao: ") }, "one line per event: \(lines)")
+            #expect(lines.filter { $0.contains("#1") }.count == 3, "accepted, speaking, spoke")
+        }
+
+        /// A sound server that is not there is retried at most 2 s apart for as long as it takes; the log
+        /// shows the first few failures, not one line per attempt, and one line when it is back.
+        @Test func aMissingSoundServerIsLoggedAFewTimesNotOnEveryAttemptAndItsReturnOnce() throws {
+            let pulse = try PrivatePulseServer(sinkName: "hygiene_late")
+            pulse.stop()
+            let bobao = try ServerProcess(pulseServer: pulse.address)
+            #expect(try bobao.exchange("欢迎光临\n") == ["OK 1"])
+            // The behaviour under test is what a stretch of time without a server leaves in the log: seven
+            // attempts in six seconds (100 ms doubling to 2 s).
+            Thread.sleep(forTimeInterval: 6)
+            let failures = Self.lines(of: bobao.log).filter { $0.contains("sound server unavailable") }
+            #expect(failures.count == 3, "the first three, with the backoff: \(failures)")
+            #expect(Self.lines(of: bobao.log).count <= 6, "\(bobao.log)")
+
+            try pulse.start()
+            let started = Date()
+            let recorder = try MonitorRecorder(address: pulse.address, sinkName: "hygiene_late")
+            #expect(bobao.waitForLog("keep-alive stream open", timeout: 10))
+            #expect(Date().timeIntervalSince(started) < 5, "retried at most 2 s apart")
+            let back = Self.lines(of: bobao.log).first { $0.contains("keep-alive stream open") } ?? ""
+            #expect(back.contains("; back after ") && back.contains(" failures in "), "\(back)")
+            #expect(bobao.waitForLog("spoke #1", timeout: 15))
+            #expect(recorder.waitUntil(timeout: 10) { SignalAnalysis($0, sampleRate: 22050).firstLoudSample() != nil })
+            #expect(bobao.stop() == 0)
+        }
+
+        /// A missing sink fails after every connection; neither the connection nor the failure is logged
+        /// every time, and the sink is used once it appears.
+        @Test func aMissingSinkIsLoggedAFewTimesAndUsedOnceItAppears() throws {
+            let pulse = try PrivatePulseServer(sinkName: "hygiene_other")
+            let bobao = try ServerProcess(arguments: ["--sink", "hygiene_later"], pulseServer: pulse.address)
+            // As above: the log after six seconds of failing attempts.
+            Thread.sleep(forTimeInterval: 6)
+            let lines = Self.lines(of: bobao.log)
+            #expect(lines.filter { $0.contains("sound server connected") }.count == 1, "\(lines)")
+            #expect(lines.filter { $0.contains("playback stream on sink 'hygiene_later' failed") }.count == 3, "\(lines)")
+
+            try pulse.pactl("load-module", "module-null-sink", "sink_name=hygiene_later")
+            #expect(bobao.waitForLog("keep-alive stream open on sink hygiene_later", timeout: 10))
+            #expect(try bobao.exchange("好\n") == ["OK 1"])
+            #expect(bobao.waitForLog("spoke #1"))
+            #expect(bobao.stop() == 0)
+        }
+    }
+}
