@@ -66,7 +66,9 @@ enum ServeCommand {
             configuration.queueCapacity = queue
         }
         if let maximum = try args.int("max-line") {
-            guard maximum >= 16 else { throw CommandError.usage("--max-line must be at least 16 bytes") }
+            guard (16...1 << 20).contains(maximum) else {
+                throw CommandError.usage("--max-line must be 16 to 1048576 bytes")
+            }
             configuration.maximumLineBytes = maximum
         }
         if let limit = try args.int("max-connections") {
@@ -129,13 +131,23 @@ enum ServeCommand {
         let synthesizer = try EspeakSynthesizer.shared()
         // An unknown voice is a start-up error, not a failure on the first announcement.
         _ = try synthesizer.phonemes(of: "好", voice: configuration.speech.voice)
+        // Thousands of clients need descriptors: raise the soft limit to the hard one, here and not in the
+        // listener (a process-wide change belongs to the program), and say when the limit is tight. Accepting
+        // backs off rather than spinning if descriptors run out anyway.
+        let before = Posix.descriptorLimit().soft
+        let limit = Posix.raiseDescriptorLimit()
+        if limit != before { log("raised the open-file limit from \(before) to \(limit)") }
+        if limit < configuration.maximumConnections + 64 {
+            log("the open-file limit (\(limit)) is below --max-connections (\(configuration.maximumConnections)) plus "
+                + "what Bobao needs for itself; clients beyond it wait until descriptors free up")
+        }
         let server: AnnouncementServer
         do {
             server = try AnnouncementServer(configuration: configuration, synthesizer: synthesizer, log: log)
         } catch let error as AccessPolicy.Unsafe {
             throw CommandError.usage(error.description)
         } catch let error as AnnouncementSpool.Failure {
-            throw CommandError(description: "\(error.description) (move it aside to start afresh, or use --no-spool)")
+            throw CommandError(description: error.description)
         } catch {
             throw CommandError(description: "cannot listen on \(configuration.listen): \(error)")
         }
