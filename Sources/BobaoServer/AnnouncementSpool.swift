@@ -61,7 +61,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
     public var files: [String] { [path, path + "-wal", path + "-shm", counterPath] }
 
     private var advice: String {
-        "to start afresh, move these files aside: \(files.joined(separator: ", "))"
+        "to start afresh, move these files aside: \(files.joined(separator: ", ")); or run with --no-spool"
     }
 
     /// Opens (or creates) the spool at `path`, checking that it is a sound Bobao spool.

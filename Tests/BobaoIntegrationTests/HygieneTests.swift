@@ -18,12 +18,14 @@ extension SoundSuites {
             let sound = try TestSoundServer.shared()
             let bobao = try ServerProcess(pulseServer: sound.address)
             #expect(bobao.waitForLog("keep-alive stream open"))
-            // U+202E turns the rest of a terminal line around; U+0085 and U+2028 are line breaks to some readers.
-            #expect(try bobao.exchange("新客户\u{202E}来了\u{0085}请\u{2028}取餐\t谢谢\n") == ["OK 1"])
+            // U+202E turns the rest of a terminal line around; U+2028 is a line break to some readers.
+            #expect(try bobao.exchange("新客户\u{202E}来了请\u{2028}取餐\t谢谢\n") == ["OK 1"])
+            // U+0085 (NEL) is a C1 control: not text to speak at all.
+            #expect(try bobao.exchange("来了\u{0085}请\n") == ["ERR bad-text line holds NUL or other control characters"])
             #expect(bobao.waitForLog("spoke #1"))
             #expect(bobao.stop() == 0)
             let log = bobao.log
-            let shown = #""新客户\u{202E}来了\u{0085}请\u{2028}取餐\t谢谢""#
+            let shown = #""新客户\u{202E}来了请\u{2028}取餐\t谢谢""#
             #expect(log.contains("accepted #1 from 127.0.0.1:"), "\(log)")
             #expect(log.contains(": " + shown + "\n"))
             #expect(log.contains("speaking #1 " + shown))

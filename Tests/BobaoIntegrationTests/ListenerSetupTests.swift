@@ -19,18 +19,21 @@ struct ListenerSetupTests {
     @Test func setUpThatFailsHalfWayLeaksNoDescriptor() throws {
         let holder = try makeListener(port: 0)
         let port = try #require(UInt16(holder.boundAddress.split(separator: ":").last!))
+        // Other suites run alongside and open descriptors of their own, so compare against what a leak
+        // would be: at least one descriptor per failed attempt.
         let before = ProcessStatistics.openDescriptors(of: getpid())
-        for _ in 0..<50 {
+        for _ in 0..<200 {
             #expect(throws: SystemError.self) { try makeListener(port: port) }  // address in use
         }
-        #expect(ProcessStatistics.openDescriptors(of: getpid()) == before)
+        let grown = ProcessStatistics.openDescriptors(of: getpid()) - before
+        #expect(grown < 50, "\(grown) more descriptors after 200 failed set-ups")
         _ = holder
     }
 
     @Test func aStoppedListenerClosesEverythingItOpened() throws {
         let before = ProcessStatistics.openDescriptors(of: getpid())
         let soft = Posix.descriptorLimit().soft
-        do {
+        for _ in 0..<10 {
             let listener = try makeListener(port: 0)
             listener.start()
             let port = try #require(UInt16(listener.boundAddress.split(separator: ":").last!))
@@ -40,7 +43,9 @@ struct ListenerSetupTests {
             listener.stop()
             for client in clients { #expect(client.readLine() == nil) }
         }
-        #expect(ProcessStatistics.openDescriptors(of: getpid()) == before)
+        // Ten listeners with twenty clients each: a leak would be hundreds (other suites add a few).
+        let grown = ProcessStatistics.openDescriptors(of: getpid()) - before
+        #expect(grown < 50, "\(grown) more descriptors after ten listeners came and went")
         #expect(Posix.descriptorLimit().soft == soft, "the listener leaves the process's limits alone")
     }
 }
