@@ -60,6 +60,15 @@ struct Arguments {
         return value
     }
 
+    /// A whole number within `range`; the error names the option, the range and `unit`.
+    func int(_ name: String, in range: ClosedRange<Int>, _ unit: String) throws -> Int? {
+        guard let value = try int(name) else { return nil }
+        guard range.contains(value) else {
+            throw CommandError.usage("--\(name) must be \(range.lowerBound) to \(range.upperBound) \(unit), not \(value)")
+        }
+        return value
+    }
+
     /// `--voice`, `--rate`, `--pitch`, `--volume` over `base`, range-checked.
     func speechParameters(base: SpeechParameters = SpeechParameters()) throws -> SpeechParameters {
         var parameters = base

@@ -61,32 +61,20 @@ enum ServeCommand {
         }
         configuration.player.sinkName = args.string("sink")
         if let role = args.string("media-role") { configuration.player.mediaRole = role }
-        if let queue = try args.int("queue") {
-            guard queue > 0 else { throw CommandError.usage("--queue must be at least 1") }
-            configuration.queueCapacity = queue
-        }
-        if let maximum = try args.int("max-line") {
-            guard (16...1 << 20).contains(maximum) else {
-                throw CommandError.usage("--max-line must be 16 to 1048576 bytes")
-            }
-            configuration.maximumLineBytes = maximum
-        }
-        if let limit = try args.int("max-connections") {
-            guard limit >= 1 else { throw CommandError.usage("--max-connections must be at least 1") }
+        // Every number has an upper bound too: a typo must be an error, never an overflow later.
+        let day = 86_400
+        if let queue = try args.int("queue", in: 1...1_000_000, "announcements") { configuration.queueCapacity = queue }
+        if let maximum = try args.int("max-line", in: 16...1 << 20, "bytes") { configuration.maximumLineBytes = maximum }
+        if let limit = try args.int("max-connections", in: 1...1_000_000, "connections") {
             configuration.maximumConnections = limit
         }
-        if let seconds = try args.int("idle-timeout") {
-            guard seconds >= 1 else { throw CommandError.usage("--idle-timeout must be at least 1 second") }
+        if let seconds = try args.int("idle-timeout", in: 1...day, "seconds") {
             configuration.idleTimeoutSeconds = Double(seconds)
         }
-        if let rate = try args.int("line-rate") {
-            guard rate >= 0 else { throw CommandError.usage("--line-rate must be 0 (off) or more lines a second") }
+        if let rate = try args.int("line-rate", in: 0...1_000_000, "lines a second (0: off)") {
             configuration.linesPerSecondPerPeer = Double(rate)
         }
-        if let burst = try args.int("line-burst") {
-            guard burst >= 1 else { throw CommandError.usage("--line-burst must be at least 1 line") }
-            configuration.burstPerPeer = Double(burst)
-        }
+        if let burst = try args.int("line-burst", in: 1...1_000_000, "lines") { configuration.burstPerPeer = Double(burst) }
         if let token = args.string("token") ?? FileSystem.environment("BOBAO_TOKEN") {
             guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
                 throw CommandError.usage("--token must be non-empty and without spaces")
@@ -102,19 +90,14 @@ enum ServeCommand {
                 throw CommandError.usage("--allow: \(error.description)")
             }
         }
-        if let seconds = try args.int("shutdown-timeout") {
-            guard seconds >= 0 else { throw CommandError.usage("--shutdown-timeout must be 0 or more seconds") }
+        if let seconds = try args.int("shutdown-timeout", in: 0...3600, "seconds") {
             configuration.shutdownTimeoutSeconds = Double(seconds)
         }
-        if let seconds = try args.int("max-speech") {
-            guard seconds >= 1 else { throw CommandError.usage("--max-speech must be at least 1 second") }
+        if let seconds = try args.int("max-speech", in: 1...3600, "seconds") {
             configuration.maximumSpeechSeconds = Double(seconds)
         }
         configuration.rateLimitLoopback = args.flag("rate-limit-loopback")
-        if let ttl = try args.int("ttl") {
-            guard ttl >= 1 else { throw CommandError.usage("--ttl must be at least 1 second") }
-            configuration.ttlSeconds = Double(ttl)
-        }
+        if let ttl = try args.int("ttl", in: 1...30 * day, "seconds") { configuration.ttlSeconds = Double(ttl) }
         if !args.flag("no-spool") {
             let path = args.string("spool") ?? defaultSpoolPath()
             try createParentFolders(of: path)
@@ -122,10 +105,7 @@ enum ServeCommand {
         } else if args.string("spool") != nil {
             throw CommandError.usage("--spool and --no-spool contradict each other")
         }
-        if let gap = try args.int("gap") {
-            guard (0...10_000).contains(gap) else { throw CommandError.usage("--gap must be 0...10000 ms") }
-            configuration.player.gapMilliseconds = gap
-        }
+        if let gap = try args.int("gap", in: 0...10_000, "ms") { configuration.player.gapMilliseconds = gap }
 
         let log = EventLog()
         let synthesizer = try EspeakSynthesizer.shared()

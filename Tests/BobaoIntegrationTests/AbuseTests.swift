@@ -9,10 +9,10 @@ extension SoundSuites {
     /// other protocols on the line port. Each against the real server.
     @Suite(.serialized, .timeLimit(.minutes(3)))
     struct AbuseTests {
-        let sound: PrivatePulseServer
+        let sound: TestSoundServer.Connection
 
         init() throws {
-            sound = try PrivatePulseServer(sinkName: "abuse_tests")
+            sound = try TestSoundServer.shared()
         }
 
         func connect(_ server: ServerProcess) throws -> LineClient {
@@ -145,7 +145,7 @@ extension SoundSuites {
         }
 
         @Test func anHTTPRequestGetsA400AndNothingIsSpoken() throws {
-            let recorder = try MonitorRecorder(address: sound.address, sinkName: "abuse_tests")
+            let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
             let server = try ServerProcess(pulseServer: sound.address)
             #expect(server.waitForLog("keep-alive stream open"))
             let curl = try runProgram(
