@@ -77,8 +77,10 @@ public final class AnnouncementServer: Sendable {
     /// Stops accepting, lets the announcement being spoken finish (for at most `timeout` seconds), and
     /// stops the player. Announcements still waiting are logged one by one, never dropped silently.
     public func shutdown(timeout: Double = 30) {
-        listener.stop()
+        // Close the board first: lines from now on are refused (`ERR shutting-down`), and every line already
+        // handed to the spool is stored and answered. Then the listener sends those last replies and stops.
         board.close()
+        listener.stop()
         let waiting = board.drain()
         let kept = board.spool == nil ? "" : "; kept in the spool for the next start"
         for announcement in waiting {
@@ -90,8 +92,7 @@ public final class AnnouncementServer: Sendable {
             log("finishing #\(current.id) before exit")
         }
         if !speaker.waitUntilFinished(timeout: timeout) {
-            let kept = board.spool == nil ? "" : "; it stays in the spool and is said after the next start"
-            log("cut the current announcement after waiting \(Int(timeout)) s for it to finish\(kept)")
+            log("cut the current announcement after waiting \(Int(timeout)) s for it to finish (--shutdown-timeout)")
             player.stop()
             _ = speaker.waitUntilFinished(timeout: 5)
         }

@@ -103,7 +103,12 @@ public final class LineListener: @unchecked Sendable {
             }
             sweep()
         }
-        for connection in Array(connections.values) { drop(connection) }
+        // Last replies (announcements stored while stopping) go out if the sockets take them; then all close.
+        applyCompletions()
+        for connection in Array(connections.values) {
+            try? connection.send()
+            drop(connection)
+        }
         ledger.flushSummaries(now: .infinity)
         writeLedgerLog()
     }
