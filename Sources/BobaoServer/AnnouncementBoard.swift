@@ -141,18 +141,20 @@ public final class AnnouncementBoard: Sendable {
     /// Waiting announcements, counting those still being stored.
     public var count: Int { state.withLock { $0.queue.count + $0.inFlight } }
 
-    /// The announcement has been spoken or has expired: it leaves the spool. Returns once that is on disk
-    /// (it shares the writer's next commit).
+    /// The announcement has been spoken or has expired: it leaves the spool with the writer's next commit.
+    /// Does not wait for the disk, so a slow disk never lengthens the gap before the next announcement; a
+    /// failure is logged by the writer (the announcement may then be said again after a restart, never
+    /// lost). `sync` waits for it.
     public func finished(_ announcement: Announcement) throws(AnnouncementSpool.Failure) {
-        guard let writer else { return }
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<AnnouncementSpool.Failure?>(nil)
-        writer.submit(.remove(announcement.id) { failure in
-            outcome.withLock { $0 = failure }
-            done.signal()
-        })
-        done.wait()
-        if let failure = outcome.withLock({ $0 }) { throw failure }
+        writer?.submit(.remove(announcement.id) { _ in })
+    }
+
+    /// Waits (at most `closeTimeout`) until everything handed to the spool writer is on disk: the last
+    /// removals before the process exits.
+    public func sync() {
+        if let writer, !writer.flush(timeout: closeTimeout) {
+            log("the spool writer did not finish within \(Int(closeTimeout)) s; stopping without waiting for it")
+        }
     }
 
     /// Everything still waiting, oldest first, and empties the board.

@@ -97,5 +97,6 @@ public final class AnnouncementServer: Sendable {
             _ = speaker.waitUntilFinished(timeout: 5)
         }
         player.stop()
+        board.sync()  // the last spoken announcement leaves the spool before the process does
     }
 }

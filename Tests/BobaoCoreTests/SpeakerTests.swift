@@ -76,6 +76,7 @@ struct SpeakerTests {
         #expect(rig.log.text.contains("expired #100 \"早就过期\": its turn came 5."))
         #expect(rig.log.text.contains("after the 120 s limit (--ttl); not spoken"))
         #expect(rig.synthesizer.synthesized == ["新客户来了"], "never spoken late")
+        rig.board.sync()
         #expect(try spool.all().isEmpty, "an expired announcement leaves the spool")
         #expect(rig.finish())
     }
@@ -149,6 +150,7 @@ struct SpeakerTests {
         #expect(rig.output.utterances == [Record(samples: 2000, ended: true), Record(samples: 400, ended: true)])
         #expect(rig.synthesizer.synthesized == [long, "欢迎光临"], "not said again")
         #expect(rig.synthesizer.samplesDelivered < 2100 + 400, "the synthesis was cancelled at the limit")
+        rig.board.sync()
         #expect(try spool.all().isEmpty)
         #expect(rig.finish())
     }

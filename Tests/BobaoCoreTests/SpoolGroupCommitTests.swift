@@ -44,8 +44,9 @@ import Testing
         var taken: [UInt64] = []
         for _ in 0..<total { taken.append(board.take()!.id) }
         #expect(taken == ids)
-        // Removals go through the writer too, and are on disk when finished returns.
+        // Removals go through the writer too, without waiting; on disk after `sync`.
         for id in taken.prefix(10) { try board.finished(Announcement(id: id, text: "x")) }
+        board.sync()
         #expect(try spool.all().count == total - 10)
         board.close()
         spool.close()
@@ -95,6 +96,7 @@ import Testing
         #expect(answered.load(ordering: .relaxed) == 201)
         // Removals still work after close (the speaker finishes the announcement being spoken).
         try board.finished(Announcement(id: 1, text: "第0条"))
+        board.sync()
         #expect(try spool.all().count == 199)
         spool.close()
     }
@@ -109,6 +111,7 @@ import Testing
             try board.finished(board.take()!)
             try board.finished(board.take()!)
             board.close()
+            board.sync()
             spool.close()
         }
         let spool = try AnnouncementSpool(path: path)
