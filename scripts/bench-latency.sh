@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+source scripts/swift-toolchain.sh
 swift build -c release --product bobao >&2
 export BOBAO="$(swift build -c release --show-bin-path)/bobao"
 

@@ -13,6 +13,7 @@ case "$target" in
     *) echo "fuzz: unknown target '$target' (line-protocol or normalizer)" >&2; exit 2 ;;
 esac
 scripts/install-deps.sh
+source scripts/swift-toolchain.sh
 swift build --scratch-path .build/fuzz -c debug --product "$product" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING >&2
 binary="$(swift build --scratch-path .build/fuzz -c debug --show-bin-path)/$product"

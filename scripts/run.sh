@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+source scripts/swift-toolchain.sh
 swift build -c release --product bobao >&2
 binary="$(swift build -c release --show-bin-path)/bobao"
 
@@ -14,6 +15,11 @@ if ! pactl info >/dev/null 2>&1; then
     pulseaudio --start --exit-idle-time=-1 --log-target=syslog
     pactl info >/dev/null  # fails loudly if it did not come up
 fi
-echo "run: sound server $(pactl info | sed -n 's/^Server String: //p'), default sink $(pactl get-default-sink)" >&2
+sink="$(pactl get-default-sink)"
+echo "run: sound server $(pactl info | sed -n 's/^Server String: //p'), default sink $sink" >&2
+if [ "$sink" = "auto_null" ]; then
+    echo "run: the sound server found no sound card, so its default sink is a null sink: speech is played" \
+        "but not heard. Plug in a speaker or pass --sink NAME (see pactl list short sinks)." >&2
+fi
 
 exec "$binary" serve "$@"

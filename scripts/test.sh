@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+source scripts/swift-toolchain.sh
 source scripts/pulse-private.sh
 pulse_private_start bobao_test
 trap pulse_private_stop EXIT

@@ -7,16 +7,21 @@ public enum ForeignProtocol: Equatable, Sendable {
     case tls
     /// Another text protocol with HTTP's request-line shape (`OPTIONS * RTSP/1.0`, SIP, …): closed.
     case requestLine(protocol: String)
+    /// An SSH client's banner (`SSH-2.0-OpenSSH_9.2`): closed.
+    case ssh
 
     /// A TLS record header opens with the handshake content type 0x16 and the major version 3.
     public static func detectHandshake(_ first: UInt8, _ second: UInt8) -> ForeignProtocol? {
         first == 0x16 && second == 0x03 ? .tls : nil
     }
 
-    /// Whether a connection's first line is a request of another protocol: `METHOD TARGET PROTO/x.y`, or
-    /// HTTP/0.9's `GET /path`.
-    public static func detect(firstLine bytes: [UInt8]) -> ForeignProtocol? {
-        guard bytes.count <= 8192 else { return nil }
+    /// Whether a connection's first line is a request of another protocol: `METHOD TARGET PROTO/x.y` (in
+    /// either case: no announcement looks like that), HTTP/0.9's `GET /path`, or an SSH banner.
+    public static func detect(firstLine line: [UInt8]) -> ForeignProtocol? {
+        let original = Array(line.drop { $0 == 0x20 || $0 == 0x09 })
+        guard original.count <= 8192 else { return detect(start: original) }
+        if original.starts(with: Array("SSH-".utf8)), original.count > 4, isDigit(original[4]) { return .ssh }
+        let bytes = original.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 }
         let parts = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3, let method = parts.first, (1...20).contains(method.count),
               method.allSatisfy({ isUpper($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }),
@@ -35,6 +40,17 @@ public enum ForeignProtocol: Equatable, Sendable {
         return protocolName == "HTTP" ? .http : .requestLine(protocol: protocolName)
     }
 
+    /// Whether the first bytes of a line too long to look at whole begin an HTTP request: a method, a space,
+    /// and a target that starts with `/`, `*` or `http`.
+    public static func detect(start: [UInt8]) -> ForeignProtocol? {
+        let bytes = Array(start.drop { $0 == 0x20 || $0 == 0x09 }.prefix(64))
+        guard let space = bytes.firstIndex(of: 0x20), (1...20).contains(space),
+              bytes[..<space].allSatisfy({ isUpper($0 & 0xDF) || $0 == UInt8(ascii: "-") }) else { return nil }
+        let target = bytes[(space + 1)...]
+        let starts = [Array("/".utf8), Array("*".utf8), Array("http://".utf8), Array("https://".utf8)]
+        return starts.contains { target.starts(with: $0) } ? .http : nil
+    }
+
     /// The whole answer to an HTTP client: status, headers and a one-line body naming the port's protocol.
     public static func httpRefusal(hint: String? = nil) -> String {
         var body = "This is Bobao's line port, not HTTP: send one line of UTF-8 text per announcement, "
@@ -49,6 +65,7 @@ public enum ForeignProtocol: Equatable, Sendable {
         case .http: "HTTP"
         case .tls: "TLS"
         case .requestLine(let name): name
+        case .ssh: "SSH"
         }
     }
 

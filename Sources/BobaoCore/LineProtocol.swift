@@ -29,7 +29,7 @@ public enum LineProtocol {
         public static let controlCharacters = Refusal(
             code: "bad-text", reason: "line holds NUL or other control characters")
         public static func queueFull(capacity: Int) -> Refusal {
-            Refusal(code: "queue-full", reason: "\(capacity) announcements are already waiting; try again later")
+            Refusal(code: "queue-full", reason: "\(counted(capacity, "announcement")) already waiting; try again later")
         }
         public static let shuttingDown = Refusal(code: "shutting-down", reason: "the server is stopping")
         public static let forbidden = Refusal(code: "forbidden", reason: "this address may not use this server")
@@ -41,13 +41,13 @@ public enum LineProtocol {
 
         public static let authUnexpected = Refusal(code: "auth-unexpected", reason: "this server takes no token")
         public static func busy(limit: Int) -> Refusal {
-            Refusal(code: "busy", reason: "\(limit) connections are open already; try again later")
+            Refusal(code: "busy", reason: "\(counted(limit, "connection")) open already; try again later")
         }
         public static func idle(seconds: Double) -> Refusal {
             Refusal(code: "idle", reason: "closing after \(Int(seconds)) s without a line")
         }
         public static func rateLimited(perSecond: Double) -> Refusal {
-            Refusal(code: "rate-limited", reason: "more than \(Int(perSecond)) lines a second from this address")
+            Refusal(code: "rate-limited", reason: "more than \(counted(Int(perSecond), "line", verb: false)) a second from this address")
         }
     }
 
@@ -63,6 +63,12 @@ public enum LineProtocol {
         }
         if trimmed.hasPrefix("AUTH ") { return .auth(String(trimmed.dropFirst(5)).trimmingWhitespace()) }
         return .announce(trimmed)
+    }
+
+    /// `1 announcement is` / `3 announcements are` (or without the verb: `1 line`, `3 lines`).
+    static func counted(_ count: Int, _ noun: String, verb: Bool = true) -> String {
+        let phrase = count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
+        return verb ? phrase + (count == 1 ? " is" : " are") : phrase
     }
 
     public static func ok(id: UInt64) -> String { "OK \(id)\n" }

@@ -45,6 +45,9 @@ public struct LineSession: Sendable {
     private var lastLineAt: Double
     private var sawFirstBytes = false
     private var sawFirstLine = false
+    /// The connection's first bytes after any leading blank space, kept to recognise a request line too long
+    /// to be framed (a URL of 5000 bytes).
+    private var start: [UInt8] = []
     private var inputEnded = false
 
     public init(peer: String, host: String, isLoopback: Bool, now: Double, configuration: Configuration) {
@@ -64,6 +67,12 @@ public struct LineSession: Sendable {
     /// Feeds bytes received from the client.
     public mutating func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed, !inputEnded, !bytes.isEmpty else { return }
+        if !sawFirstLine && start.count < 64 {
+            for byte in bytes where start.count < 64 {
+                if start.isEmpty && (byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A) { continue }
+                start.append(byte)
+            }
+        }
         framer.append(bytes)
     }
 
@@ -124,6 +133,9 @@ public struct LineSession: Sendable {
         let bytes: [UInt8]
         switch item {
         case .tooLong:
+            if !sawFirstLine, let foreign = ForeignProtocol.detect(start: start) {
+                return refuseForeign(foreign, now: now, ledger: &ledger)
+            }
             sawFirstLine = true
             lastLineAt = now
             guard authenticated else { return refuseAndClose(.authRequired, now: now, ledger: &ledger) }

@@ -57,38 +57,39 @@ public final class AnnouncementBoard: Sendable {
     public func submit(
         _ text: String, completion: @escaping @Sendable (Result<Announcement, LineProtocol.Refusal>) -> Void
     ) {
-        let refusal = state.withLock { state -> Result<Announcement, LineProtocol.Refusal>? in
+        let accepted = state.withLock { state -> Result<Announcement, LineProtocol.Refusal> in
             guard !state.closed else { return .failure(.shuttingDown) }
             let capacity = state.queue.capacity
             guard state.queue.count + state.inFlight < capacity else { return .failure(.queueFull(capacity: capacity)) }
             let announcement = Announcement(
                 id: state.queue.takeNextID(), text: text, acceptedAt: WallClock.nowMilliseconds(),
                 expiresAt: WallClock.bootSeconds() + ttlSeconds)
-            guard let writer else {
-                state.queue.append(announcement)
-                return .success(announcement)
-            }
             state.inFlight += 1
             // Under the lock, so the writer receives them in id order.
-            writer.submit(.store(announcement) { [self] failure in
-                let stored = failure == nil
-                self.state.withLock { state in
-                    state.inFlight -= 1
-                    if stored { state.queue.append(announcement) }
-                }
-                if let failure {
-                    completion(.failure(LineProtocol.Refusal(code: "spool-failed", reason: failure.description)))
-                } else {
-                    wakeSpeaker.signal()
-                    completion(.success(announcement))
-                }
+            writer?.submit(.store(announcement) { [self] failure in
+                guard let failure else { return self.enqueue(announcement, completion: completion) }
+                self.state.withLock { $0.inFlight -= 1 }
+                completion(.failure(LineProtocol.Refusal(code: "spool-failed", reason: failure.description)))
             })
-            return nil
+            return .success(announcement)
         }
-        if let refusal {
-            if case .success = refusal { wakeSpeaker.signal() }
-            completion(refusal)
+        switch accepted {
+        case .failure: completion(accepted)
+        case .success(let announcement): if writer == nil { enqueue(announcement, completion: completion) }
         }
+    }
+
+    /// A stored (or, without a spool, accepted) announcement: its completion runs first, so the client's
+    /// `OK` and the log's "accepted" come before anything the speaker does with it; then it joins the queue.
+    private func enqueue(
+        _ announcement: Announcement, completion: (Result<Announcement, LineProtocol.Refusal>) -> Void
+    ) {
+        completion(.success(announcement))
+        state.withLock { state in
+            state.inFlight -= 1
+            state.queue.append(announcement)
+        }
+        wakeSpeaker.signal()
     }
 
     /// Accepts `text` or says why not, waiting until it is on disk (for callers that can block; never on
@@ -137,6 +138,9 @@ public final class AnnouncementBoard: Sendable {
         }
         wakeSpeaker.signal()
     }
+
+    /// Whether what waits is safe in the spool for the next start: there is a spool and its writes work.
+    public var keepsWhatWaits: Bool { writer.map { !$0.isFailing } ?? false }
 
     /// Waiting announcements, counting those still being stored.
     public var count: Int { state.withLock { $0.queue.count + $0.inFlight } }

@@ -78,11 +78,13 @@ public final class AnnouncementServer: Sendable {
     /// stops the player. Announcements still waiting are logged one by one, never dropped silently.
     public func shutdown(timeout: Double = 30) {
         // Close the board first: lines from now on are refused (`ERR shutting-down`), and every line already
-        // handed to the spool is stored and answered. Then the listener sends those last replies and stops.
+        // handed to the spool is stored and answered. The listener goes on answering (clients hear why their
+        // lines are refused) until everything else has stopped.
         board.close()
-        listener.stop()
+        defer { listener.stop() }
         let waiting = board.drain()
-        let kept = board.spool == nil ? "" : "; kept in the spool for the next start"
+        let kept = board.keepsWhatWaits ? "; kept in the spool for the next start"
+            : board.spool == nil ? "" : "; NOT kept: the spool is failing (see SPOOL FAILED above)"
         for announcement in waiting {
             log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))\(kept)")
         }

@@ -40,6 +40,10 @@ public final class AnnouncementSpool: @unchecked Sendable {
     /// SQLite's POSIX locks).
     private var fileDescriptor: Int32
     private var counterDescriptor: Int32
+    /// The write-ahead log's device and inode, learnt at the first commit: SQLite keeps the file for as long
+    /// as the database is open (a checkpoint truncates it, never removes it), so another inode, or none,
+    /// means somebody deleted or replaced it, and commits would go where nothing reads them back.
+    private var writeAheadLog: (device: UInt64, inode: UInt64)?
     private let committed = Atomic<Int>(0)
 
     /// The longest text a row may hold, in bytes.
@@ -156,7 +160,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
         if let counter {
             guard counter <= databaseLast else {
                 throw Failure(description: "the spool \(path) ends at #\(databaseLast) but its counter \(counterPath) says "
-                    + "#\(counter) was acknowledged: committed announcements were lost (a damaged -wal file); \(advice)")
+                    + "#\(counter) was acknowledged: committed announcements were lost (the database or its -wal file was damaged, deleted or replaced); \(advice)")
             }
         } else if hadMeta {
             throw Failure(description: "the spool's counter \(counterPath) is missing while \(path) holds a spool, so lost "
@@ -166,12 +170,21 @@ public final class AnnouncementSpool: @unchecked Sendable {
             try createCounter(databaseLast)
         }
         lastID = max(databaseLast, counter ?? 0)
+        // A counter that moves by one an announcement cannot get near this (2^53, also the largest id a JSON
+        // client can hold exactly): only tampering can, and it would leave no ids to give.
+        guard lastID < Self.largestID else {
+            throw Failure(description: "the spool \(path) says #\(lastID) was the last id given, beyond what Bobao "
+                + "ever gives (\(Self.largestID)): it is damaged or was tampered with; \(advice)")
+        }
         insert = try prepare("""
             INSERT INTO announcements (id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms) VALUES (?, ?, ?, ?, ?, ?)
             """)
         delete = try prepare("DELETE FROM announcements WHERE id = ?")
         updateLastID = try prepare("UPDATE meta SET value = max(value, ?) WHERE key = 'last_id'")
     }
+
+    /// The largest id Bobao gives.
+    public static let largestID: UInt64 = 1 << 53
 
     deinit { close() }
 
@@ -298,7 +311,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
         }
         guard own.st_nlink > 0 else {
             throw Failure(description: "the spool \(path) was deleted while bobao ran; nothing is acknowledged into a "
-                + "deleted file (restore it, or restart bobao to start a new spool)")
+                + "deleted file (stop bobao, move the spool's other files aside and start it again)")
         }
         var named = stat()
         guard stat(path, &named) == 0 else {
@@ -309,10 +322,21 @@ public final class AnnouncementSpool: @unchecked Sendable {
             throw Failure(description: "the spool \(path) was replaced by another file while bobao ran; nothing is "
                 + "acknowledged into the file bobao opened")
         }
+        var wal = stat()
+        guard stat(path + "-wal", &wal) == 0 else {
+            throw Failure(description: "the spool's write-ahead log \(path)-wal was deleted or renamed while bobao ran "
+                + "(\(Self.errorText())); nothing is acknowledged into a log that is gone (stop bobao, move the "
+                + "spool's other files aside and start it again)")
+        }
+        if let known = writeAheadLog, known.device != UInt64(wal.st_dev) || known.inode != UInt64(wal.st_ino) {
+            throw Failure(description: "the spool's write-ahead log \(path)-wal was replaced while bobao ran; nothing "
+                + "is acknowledged into it (stop bobao, move the spool's other files aside and start it again)")
+        }
+        writeAheadLog = (UInt64(wal.st_dev), UInt64(wal.st_ino))
         var counter = stat()
         guard fstat(counterDescriptor, &counter) == 0, counter.st_nlink > 0 else {
             throw Failure(description: "the spool's counter \(counterPath) was deleted while bobao ran; nothing is "
-                + "acknowledged without it (restore it, or restart bobao after moving the spool's files aside)")
+                + "acknowledged without it (stop bobao, move the spool's other files aside and start it again)")
         }
     }
 

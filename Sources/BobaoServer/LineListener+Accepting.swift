@@ -25,20 +25,36 @@ extension LineListener {
         if let refusal {
             ledger.refused(refusal, what: "a connection", peer: address.description, host: host, now: now)
             writeLedgerLog()
-            let reply = LineProtocol.error(refusal)
-            _ = reply.withCString { send(descriptor.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-            return  // `descriptor` closes it
+            // Closing at once with the client's first line unread would reset the connection and lose the
+            // reply; so the refused connection lingers like any final reply, unless too many already do.
+            guard lingering < limits.maximumConnections else {
+                let reply = LineProtocol.error(refusal)
+                _ = reply.withCString { send(descriptor.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                return  // `descriptor` closes it
+            }
+            guard let connection = register(descriptor, from: address, now: now) else { return }
+            connection.reply(LineProtocol.error(refusal))
+            connection.finalReplyQueued = true
+            flush(connection)
+            return
         }
+        register(descriptor, from: address, now: now)
+    }
+
+    @discardableResult
+    private func register(_ descriptor: consuming FileDescriptor, from address: SocketAddress, now: Double) -> Connection? {
         let serial = nextSerial
         nextSerial += 1
         let watched = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
-        guard (try? poll.add(descriptor.rawValue, tag: serial, events: watched)) != nil else { return }
+        guard (try? poll.add(descriptor.rawValue, tag: serial, events: watched)) != nil else { return nil }
         let session = LineSession(
-            peer: address.description, host: host, isLoopback: AddressRange.isLoopback(host), now: now,
+            peer: address.description, host: address.host, isLoopback: AddressRange.isLoopback(address.host), now: now,
             configuration: sessionConfiguration)
         let connection = Connection(descriptor: descriptor, serial: serial, session: session)
         connection.watched = watched
         connections[serial] = connection
+        sweepNoLaterThan(session.deadline)
+        return connection
     }
 
     /// Out of descriptors (EMFILE, ENFILE) or memory: the listening socket stays readable, so stop watching
@@ -50,6 +66,7 @@ extension LineListener {
         writeLedgerLog()
         try? poll.modify(listenSocket.descriptor.rawValue, tag: 0, events: 0)
         acceptPausedUntil = WallClock.monotonicSeconds() + acceptBackoff
+        sweepNoLaterThan(acceptPausedUntil!)
         acceptBackoff = min(acceptBackoff * 2, 1)
     }
 }

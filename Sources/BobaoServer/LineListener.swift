@@ -34,7 +34,9 @@ public final class LineListener: @unchecked Sendable {
     var lingering = 0
     var nextSerial: UInt64 = 2  // 0 and 1 tag the listening socket and the inbox in epoll
     private let readBuffer: UnsafeMutableRawBufferPointer
-    private var lastSweep = 0.0
+    /// When `sweep` next has something to do: the earliest deadline of any connection, the accept back-off,
+    /// a refusal summary. An idle server with idle clients sleeps until then, not a moment less.
+    private var nextSweepAt = Double.infinity
     var acceptPausedUntil: Double?
     var acceptBackoff = 0.1
     private var loopFaults = 0
@@ -113,9 +115,16 @@ public final class LineListener: @unchecked Sendable {
         writeLedgerLog()
     }
 
-    /// Sleeps until something happens; wakes four times a second while clients or deadlines exist.
+    /// Sleeps until something happens or the next deadline.
     private func waitMilliseconds() -> Int32 {
-        connections.isEmpty && ledger.trackedAddresses == 0 && acceptPausedUntil == nil ? -1 : 250
+        guard nextSweepAt.isFinite else { return -1 }
+        let milliseconds = (nextSweepAt - WallClock.monotonicSeconds()) * 1000
+        return Int32(max(0, min(milliseconds.rounded(.up), 3_600_000)))
+    }
+
+    /// A new deadline: the sweep runs by then.
+    func sweepNoLaterThan(_ deadline: Double) {
+        nextSweepAt = min(nextSweepAt, deadline)
     }
 
     /// An `epoll_wait` failure other than EINTR should not happen; never spin on it.
@@ -127,29 +136,41 @@ public final class LineListener: @unchecked Sendable {
     }
 
     /// Deadlines: sessions past their auth window or idle timeout, lingering closes, accept back-off,
-    /// refusal summaries. At most four times a second.
+    /// refusal summaries. Runs when the earliest of them is due, and works out the next.
     private func sweep() {
         let now = WallClock.monotonicSeconds()
-        guard now - lastSweep >= 0.25 else { return }
-        lastSweep = now
-        if let until = acceptPausedUntil, now >= until {
-            acceptPausedUntil = nil
-            try? poll.modify(listenSocket.descriptor.rawValue, tag: 0, events: EPOLLIN.rawValue)
+        guard now >= nextSweepAt else { return }
+        nextSweepAt = .infinity
+        if let until = acceptPausedUntil {
+            if now >= until {
+                acceptPausedUntil = nil
+                try? poll.modify(listenSocket.descriptor.rawValue, tag: 0, events: EPOLLIN.rawValue)
+            } else {
+                sweepNoLaterThan(until)
+            }
         }
         for connection in Array(connections.values) {
             if let until = connection.lingerUntil, now >= until {
                 drop(connection)
-            } else if now >= connection.session.deadline, let action = connection.session.tick(now: now, ledger: &ledger) {
+                continue
+            }
+            if now >= connection.session.deadline, let action = connection.session.tick(now: now, ledger: &ledger) {
                 perform(action, on: connection)
                 flush(connection)
+            }
+            if connections[connection.serial] === connection {
+                sweepNoLaterThan(connection.lingerUntil ?? connection.session.deadline)
             }
         }
         ledger.flushSummaries(now: now)
         writeLedgerLog()
+        nextSweepAt = max(nextSweepAt, now + 0.05)  // deadlines that just passed never make it spin
     }
 
     func writeLedgerLog() {
         for line in ledger.takeLog() { log(line) }
+        // Open summary windows are looked at about once a second.
+        if ledger.trackedAddresses > 0 { sweepNoLaterThan(WallClock.monotonicSeconds() + 1) }
     }
 
     // MARK: Connections
@@ -243,7 +264,7 @@ public final class LineListener: @unchecked Sendable {
     }
 
     /// Sends what it can; then decides what to wait for next, or closes a finished connection.
-    private func flush(_ connection: Connection) {
+    func flush(_ connection: Connection) {
         do { try connection.send() } catch { return drop(connection) }
         if connection.heldBack && hasRoom(connection) {
             process(connection)  // lines held back for the caps; more of them next round if need be
@@ -256,6 +277,7 @@ public final class LineListener: @unchecked Sendable {
                 shutdown(connection.fd, Int32(SHUT_WR))
                 connection.lingerUntil = WallClock.monotonicSeconds() + limits.lingerSeconds
                 lingering += 1
+                sweepNoLaterThan(connection.lingerUntil!)
             }
             if connection.readClosed && (connection.session.isClosed || connection.session.bufferedByteCount == 0) {
                 return drop(connection)

@@ -40,6 +40,10 @@ struct ListeningSocket: ~Copyable {
                 // Bobao never forks, so setting these after accept leaves no window that matters.
                 _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                // Replies are short lines: a small kernel send buffer (the kernel doubles it) bounds what
+                // clients that never read can pin in kernel memory, beside the listener's own 16 KiB cap.
+                var sendBuffer: Int32 = 16 * 1024
+                setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
                 return .connection(connection, address)
             }
             switch errno {

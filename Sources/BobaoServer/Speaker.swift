@@ -64,7 +64,8 @@ public final class Speaker: Sendable {
     }
 
     private func notSpoken(_ announcement: Announcement) {
-        let kept = board.spool == nil ? "" : "; kept in the spool for the next start"
+        let kept = board.keepsWhatWaits ? "; kept in the spool for the next start"
+            : board.spool == nil ? "" : "; NOT kept: the spool is failing"
         log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))\(kept)")
     }
 
@@ -125,8 +126,8 @@ public final class Speaker: Sendable {
         guard outcome == .completed || cutAtMaximum, output.waitUntilPlayed(utterance) else {
             board.requeueFirst(announcement)
             guard !output.isStopping else {
-                let kept = board.spool == nil
-                    ? "not kept (--no-spool)" : "it stays in the spool and is said from its start after the next start"
+                let kept = board.keepsWhatWaits ? "it stays in the spool and is said from its start after the next start"
+                    : board.spool == nil ? "not kept (--no-spool)" : "NOT kept: the spool is failing"
                 log("#\(announcement.id) was cut by the shutdown; \(kept)")
                 return false
             }

@@ -37,6 +37,9 @@ final class SpoolWriter: Sendable {
         startThread(name: "bobao.spool") { [self] in run() }
     }
 
+    /// The last commit failed (the spool was deleted, the disk is full…).
+    var isFailing: Bool { faults.withLock { $0.failing } }
+
     /// Queues work for the next commit. Callers that need an order among their submissions must serialize
     /// their calls (the board submits under its lock).
     func submit(_ work: Work) {

@@ -36,7 +36,9 @@ enum SayCommand {
             sent += 1
         }
         if let token = args.string("token") ?? FileSystem.environment("BOBAO_TOKEN") {
-            try send("AUTH " + token)
+            do { try connection.send("AUTH \(token)\n") } catch {
+                throw CommandError(description: "lost the connection to \(target) while sending: \(error)")
+            }
         }
         if args.positional.isEmpty || args.positional == ["-"] {
             while let line = readLine(strippingNewline: true) { try send(line) }
@@ -44,7 +46,10 @@ enum SayCommand {
             try send(args.positional.joined(separator: " "))
         }
         connection.finishSending()
-        let (answered, refused) = replies.wait()
+        let (answered, refused, authRefusal) = replies.wait()
+        if let authRefusal {
+            throw CommandError(description: "the server at \(target) did not let this client in (\(authRefusal)); nothing was spoken")
+        }
         if refused > 0 {
             throw CommandError(description: "\(refused) of \(sent) line(s) refused")
         }
@@ -59,12 +64,20 @@ private final class ReplyReader: @unchecked Sendable {
     // Written by the reader thread before `done` is signalled; read after `wait()`.
     private var answered = 0
     private var refused = 0
+    /// The answer to `AUTH`, when it was a refusal.
+    private var authRefusal: String?
     private let done = DispatchSemaphore(value: 0)
 
     init(_ connection: LineClient) {
         startThread(name: "bobao.replies") { [self] in
             while let line = connection.readLine() {
                 StandardStreams.writeOutput(line + "\n")
+                // The answer to AUTH is not the answer to a line of text.
+                if line == "OK authenticated" { continue }
+                if line.hasPrefix("ERR auth-") {
+                    authRefusal = line
+                    continue
+                }
                 answered += 1
                 if line.hasPrefix("ERR") { refused += 1 }
             }
@@ -72,8 +85,8 @@ private final class ReplyReader: @unchecked Sendable {
         }
     }
 
-    func wait() -> (answered: Int, refused: Int) {
+    func wait() -> (answered: Int, refused: Int, authRefusal: String?) {
         done.wait()
-        return (answered, refused)
+        return (answered, refused, authRefusal)
     }
 }

@@ -110,13 +110,15 @@ enum ServeCommand {
         let log = EventLog()
         let synthesizer = try EspeakSynthesizer.shared()
         // An unknown voice is a start-up error, not a failure on the first announcement.
-        _ = try synthesizer.phonemes(of: "好", voice: configuration.speech.voice)
+        do { _ = try synthesizer.phonemes(of: "好", voice: configuration.speech.voice) } catch {
+            throw CommandError.usage("--voice: \(error)")
+        }
         // Thousands of clients need descriptors: raise the soft limit to the hard one, here and not in the
         // listener (a process-wide change belongs to the program), and say when the limit is tight. Accepting
         // backs off rather than spinning if descriptors run out anyway.
         let before = Posix.descriptorLimit().soft
         let limit = Posix.raiseDescriptorLimit()
-        if limit != before { log("raised the open-file limit from \(before) to \(limit)") }
+        log(limit != before ? "raised the open-file limit from \(before) to \(limit)" : "open-file limit \(limit)")
         if limit < configuration.maximumConnections + 64 {
             log("the open-file limit (\(limit)) is below --max-connections (\(configuration.maximumConnections)) plus "
                 + "what Bobao needs for itself; clients beyond it wait until descriptors free up")

@@ -32,7 +32,7 @@ extension SoundSuites {
             return worst
         }
 
-        @Test func floodsOfBlankLinesAndOfLinesBeforeAuthDoNotDelayAnotherClient() throws {
+        @Test func floodsOfBlankLinesAnEndlessLineAndLinesBeforeAuthDoNotDelayAnotherClient() throws {
             let server = try ServerProcess(
                 arguments: ["--token", "s3cret", "--queue", "1000", "--ttl", "600"], pulseServer: sound.address)
             let port = server.port
@@ -51,17 +51,26 @@ extension SoundSuites {
                     while !isStopped(), client.sendBlocking(lines) {}
                 }
             }
+            // A third authenticates and then sends one endless line.
+            let endless = try RawClient(port: port)
+            #expect(endless.sendSome(Array("AUTH s3cret\n".utf8)) == 12)
+            let letters = [UInt8](repeating: UInt8(ascii: "x"), count: 65536)
+            let endlessFlood = Flood { isStopped in
+                while !isStopped() { if !endless.sendBlocking(letters) { return } }
+            }
             defer {
                 blankFlood.stop()
                 lineFlood.stop()
+                endlessFlood.stop()
             }
-            let third = try connect(server)
-            try third.send("AUTH s3cret\n")
-            #expect(third.readLine() == "OK authenticated")
-            let worst = try worstAckLatency(third, count: 30)
+            let fourth = try connect(server)
+            try fourth.send("AUTH s3cret\n")
+            #expect(fourth.readLine() == "OK authenticated")
+            let worst = try worstAckLatency(fourth, count: 30)
             #expect(worst < 0.1, "worst acknowledgement latency \(worst) s")
             blankFlood.stop()
             lineFlood.stop()
+            endlessFlood.stop()
             #expect(server.stop() == 0)
             let refusedLogLines = server.log.split(separator: "\n").filter { $0.contains("auth-required") }
             #expect(refusedLogLines.count <= 2, "refusals from one address are logged once, then summed up")

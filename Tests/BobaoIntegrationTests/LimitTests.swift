@@ -60,7 +60,7 @@ extension SoundSuites {
             try client.send("一号\n二号\n三号\n四号\n")
             #expect(client.readLine() == "OK 1")
             #expect(client.readLine() == "OK 2")
-            #expect(client.readLine() == "ERR rate-limited more than 1 lines a second from this address")
+            #expect(client.readLine() == "ERR rate-limited more than 1 line a second from this address")
             #expect(client.readLine()?.hasPrefix("ERR rate-limited ") == true)
             #expect(server.waitForLog("refused a line from 127.0.0.1:"))
             #expect(server.stop() == 0)

@@ -127,6 +127,16 @@ extension SoundSuites {
             #expect(second.waitForLog("spool writes work again"))
             #expect(second.log.components(separatedBy: "SPOOL FAILED").count == 2, "\(second.log)")
             #expect(second.stop() == 0)
+
+            // The write-ahead log is where commits go first: without it they would be lost on a crash.
+            let walless = state + "/walless.db"
+            let third = try ServerProcess(arguments: ["--spool", walless], pulseServer: sound.address)
+            #expect(try third.exchange("一号\n") == ["OK 1"])
+            #expect(unlink(walless + "-wal") == 0)
+            let lost = try third.exchange("二号\n")
+            #expect(lost.count == 1 && lost[0].hasPrefix("ERR spool-failed ") && lost[0].contains("-wal"), "\(lost)")
+            #expect(third.stop() == 0)
+            #expect(!third.log.contains("accepted #2"))
         }
 
         @Test func aSecondServerThroughAHardLinkOrASymlinkIsRefused() throws {
@@ -161,6 +171,9 @@ extension SoundSuites {
                 "UPDATE announcements SET remaining_ms = -1 WHERE id = 1",
                 "UPDATE announcements SET saved_boot_ms = 9223372036854775807 WHERE id = 2",
                 "UPDATE meta SET value = -1 WHERE key = 'last_id'",
+                // In range for SQLite, but no ids would be left to give.
+                "UPDATE announcements SET id = 9223372036854775806 WHERE id = 2",
+                "UPDATE meta SET value = 9007199254740993 WHERE key = 'last_id'",
             ]
             for (index, tamper) in tampers.enumerated() {
                 let copy = state + "/tampered-\(index).db"

@@ -63,9 +63,11 @@ def idle_cpu(pids_of, seconds):
 class Bobao:
     def __init__(self, *arguments):
         self.log = tempfile.NamedTemporaryFile("w+", prefix="bobao-bench-", suffix=".log", delete=False)
+        # Its own spool, so a leftover server or the user's own never gets in the way.
+        self.state = tempfile.mkdtemp(prefix="bobao-bench-state-")
         self.process = subprocess.Popen(
-            [BOBAO, "serve", "--listen", "127.0.0.1:0", "--line-rate", "0", *arguments],
-            stdout=subprocess.PIPE, stderr=self.log, text=True)
+            [BOBAO, "serve", "--listen", "127.0.0.1:0", "--line-rate", "0", "--idle-timeout", "3600", *arguments],
+            stdout=subprocess.PIPE, stderr=self.log, text=True, env=dict(os.environ, XDG_STATE_HOME=self.state))
         line = self.process.stdout.readline()
         self.port = int(line.strip().rsplit(":", 1)[1])
         self.wait_log("keep-alive stream open")
