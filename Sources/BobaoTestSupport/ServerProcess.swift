@@ -62,6 +62,16 @@ public final class ServerProcess: @unchecked Sendable {
 
     public var pid: Int32 { process.pid }
 
+    /// Sends `signal` without waiting.
+    public func signal(_ number: Int32) {
+        process.signal(number)
+    }
+
+    /// Waits for the exit; returns the exit status (or -1 on timeout).
+    public func wait(timeout: Double = 60) -> Int32 {
+        process.wait(timeout: timeout) ?? -1
+    }
+
     /// Sends `signal` and waits for the exit; returns the exit status (or -1 on timeout).
     @discardableResult
     public func stop(signal: Int32 = SIGTERM, timeout: Double = 60) -> Int32 {

@@ -172,6 +172,52 @@ extension SoundSuites {
             #expect(server.stop() == 0)
         }
 
+        @Test func aRefusedConnectionGetsItsReplyEvenWhenItSendsAtOnce() throws {
+            let server = try ServerProcess(arguments: ["--max-connections", "1"], pulseServer: sound.address)
+            let held = try connect(server)
+            try held.send("好\n")
+            #expect(held.readLine() == "OK 1")
+            // Like `echo hi | nc`: the line goes out before the refusal comes back. Closing with it unread
+            // would reset the connection and lose the reply.
+            for _ in 0..<20 {
+                let client = try RawClient(port: server.port)
+                #expect(client.sendSome(Array("hi\n".utf8)) == 3)
+                let reply = String(decoding: client.readAll(timeout: 5), as: UTF8.self)
+                #expect(reply == "ERR busy 1 connection is open already; try again later\n")
+            }
+            #expect(server.stop() == 0)
+        }
+
+        @Test func duringAStopEveryLineIsAnsweredAndNothingAnsweredIsLost() throws {
+            let state = FileManager.default.temporaryDirectory.appendingPathComponent("bobao-stop-\(UUID())").path
+            let environment = ["XDG_STATE_HOME": state]
+            let arguments = ["--queue", "5000", "--shutdown-timeout", "30"]
+            // No sound server: everything stays queued, and the stop does not wait for speech. A slow disk
+            // keeps many lines in flight, between stored and answered, when the stop comes.
+            let slow = try SlowFsync.environment(milliseconds: 100, countFile: state + "-fsyncs")
+            let server = try ServerProcess(
+                arguments: arguments, pulseServer: "unix:/nonexistent", environment: environment.merging(slow) { $1 })
+            let client = try connect(server)
+            try client.send((1...2000).map { "\($0)号\n" }.joined())
+            #expect(client.readLine() == "OK 1")
+            server.signal(SIGTERM)
+            var replies = ["OK 1"]
+            while let line = client.readLine() { replies.append(line) }
+            let accepted = replies.filter { $0.hasPrefix("OK ") }.map { UInt64($0.dropFirst(3))! }
+            let refused = replies.filter { $0.hasPrefix("ERR shutting-down ") }
+            // Each reply is an OK or a clear refusal; lines the server never got to are unanswered, which
+            // means not accepted (a client may send them again).
+            #expect(accepted.count + refused.count == replies.count, "\(Set(replies.map { $0.prefix(12) }))")
+            #expect(accepted == Array(1...UInt64(accepted.count)), "in order, none skipped")
+            #expect(server.wait() == 0)
+            // Exactly what was acknowledged is in the spool for the next start: nothing stored went
+            // unanswered (a client retrying it would hear it twice), nothing answered is missing.
+            let next = try ServerProcess(pulseServer: "unix:/nonexistent", environment: environment)
+            #expect(next.waitForLog("restored \(accepted.count) announcement(s)"), "\(next.log)")
+            #expect(try next.exchange("好\n") == ["OK \(accepted.count + 1)"])
+            #expect(next.stop(signal: SIGKILL) == 128 + SIGKILL)
+        }
+
         @Test func theTokenFollowedByNULsDoesNotAuthenticate() throws {
             let server = try ServerProcess(arguments: ["--token", "s3cret"], pulseServer: sound.address)
             let client = try connect(server)
