@@ -130,8 +130,12 @@ final class CompletionInbox: Sendable {
     var fd: Int32 { event.rawValue }
 
     func post(_ completion: Completion) {
-        pending.withLock { $0.append(completion) }
-        wake()
+        // One wake-up for a run of completions: the listener takes them all at once.
+        let first = pending.withLock { pending in
+            pending.append(completion)
+            return pending.count == 1
+        }
+        if first { wake() }
     }
 
     func wake() {

@@ -10,7 +10,7 @@ extension LineListener {
         /// Announcements of one connection waiting for the spool at which its lines stop being read.
         public var maximumWaitingReplies = 64
         /// Lines (blank ones too) taken from one connection per round.
-        public var linesPerRound = 256
+        public var linesPerRound = 64
         /// After a final reply, how long the rest of what a client sends is read and dropped before closing.
         public var lingerSeconds = 2.0
 
