@@ -20,8 +20,8 @@ public enum ForeignProtocol: Equatable, Sendable {
     public static func detect(firstLine line: [UInt8]) -> ForeignProtocol? {
         let original = Array(line.drop { $0 == 0x20 || $0 == 0x09 })
         guard original.count <= 8192 else { return detect(start: original) }
-        if original.starts(with: Array("SSH-".utf8)), original.count > 4, isDigit(original[4]) { return .ssh }
         let bytes = original.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 }
+        if bytes.count > 4, bytes.starts(with: Array("SSH-".utf8)), isDigit(bytes[4]) { return .ssh }
         let parts = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3, let method = parts.first, (1...20).contains(method.count),
               method.allSatisfy({ isUpper($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }),

@@ -61,6 +61,11 @@ public final class AnnouncementBoard: Sendable {
             guard !state.closed else { return .failure(.shuttingDown) }
             let capacity = state.queue.capacity
             guard state.queue.count + state.inFlight < capacity else { return .failure(.queueFull(capacity: capacity)) }
+            // Never reached by counting; only a tampered spool starts near it. No id beyond it is ever given.
+            guard state.queue.nextAnnouncementID < AnnouncementSpool.largestID else {
+                return .failure(LineProtocol.Refusal(
+                    code: "spool-failed", reason: "no announcement ids are left (the spool's counter was tampered with)"))
+            }
             let announcement = Announcement(
                 id: state.queue.takeNextID(), text: text, acceptedAt: WallClock.nowMilliseconds(),
                 expiresAt: WallClock.bootSeconds() + ttlSeconds)
@@ -134,7 +139,7 @@ public final class AnnouncementBoard: Sendable {
         }
         if let writer, !writer.flush(timeout: closeTimeout) {
             log("the spool writer did not store \(pending) pending announcement(s) within \(Int(closeTimeout)) s; "
-                + "stopping without waiting for them")
+                + "not waiting longer (those it stores before the process exits are still answered)")
         }
         wakeSpeaker.signal()
     }

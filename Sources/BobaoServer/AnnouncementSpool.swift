@@ -173,8 +173,8 @@ public final class AnnouncementSpool: @unchecked Sendable {
         // A counter that moves by one an announcement cannot get near this (2^53, also the largest id a JSON
         // client can hold exactly): only tampering can, and it would leave no ids to give.
         guard lastID < Self.largestID else {
-            throw Failure(description: "the spool \(path) says #\(lastID) was the last id given, beyond what Bobao "
-                + "ever gives (\(Self.largestID)): it is damaged or was tampered with; \(advice)")
+            throw Failure(description: "the spool \(path) says #\(lastID) was the last id given, which leaves no ids "
+                + "(Bobao gives ids below \(Self.largestID)): it is damaged or was tampered with; \(advice)")
         }
         insert = try prepare("""
             INSERT INTO announcements (id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms) VALUES (?, ?, ?, ?, ?, ?)
@@ -183,7 +183,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
         updateLastID = try prepare("UPDATE meta SET value = max(value, ?) WHERE key = 'last_id'")
     }
 
-    /// The largest id Bobao gives.
+    /// Ids are below this (2^53, the largest integer a JSON client holds exactly).
     public static let largestID: UInt64 = 1 << 53
 
     deinit { close() }

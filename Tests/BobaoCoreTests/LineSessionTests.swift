@@ -164,6 +164,8 @@ struct LineSessionTests {
         #expect(rtsp.send("OPTIONS * RTSP/1.0\r\n\r\n") == [.close(nil)])
         var ssh = Harness()
         #expect(ssh.send("SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n") == [.close(nil)])
+        var lowerSSH = Harness()
+        #expect(lowerSSH.send("ssh-1.99-x\n") == [.close(nil)])
         var tls = Harness()
         #expect(tls.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03]) == [.close(nil)])
         // Only the first line is looked at: a later line of that shape is an announcement.

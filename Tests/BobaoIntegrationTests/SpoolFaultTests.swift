@@ -196,6 +196,24 @@ extension SoundSuites {
             }
             try Data("-3\n".utf8).write(to: URL(fileURLWithPath: copy + "-hwm"))
             expectStartUpError(serve(copy, pulse: pulse.address), saying: "\(copy)-hwm is damaged")
+
+            // Two ids short of the end: the server gives the last one, then refuses; it never gives an id it
+            // would refuse at its next start.
+            let nearEnd = state + "/near-end.db"
+            let last = AnnouncementSpool.largestID - 2
+            try FileManager.default.copyItem(atPath: base, toPath: nearEnd)
+            if FileManager.default.fileExists(atPath: base + "-wal") {
+                try FileManager.default.copyItem(atPath: base + "-wal", toPath: nearEnd + "-wal")
+            }
+            try sqlite(nearEnd, "UPDATE meta SET value = \(last) WHERE key = 'last_id'")
+            try Data(String(format: "%019llu\n", last).utf8).write(to: URL(fileURLWithPath: nearEnd + "-hwm"))
+            let server = try ServerProcess(arguments: ["--spool", nearEnd], pulseServer: pulse.address)
+            let replies = try server.exchange("三号\n四号\n")
+            #expect(replies.first == "OK \(last + 1)")
+            #expect(replies.last?.hasPrefix("ERR spool-failed no announcement ids are left") == true, "\(replies)")
+            #expect(server.stop() == 0)
+            let restarted = try ServerProcess(arguments: ["--spool", nearEnd], pulseServer: pulse.address)
+            #expect(restarted.stop() == 0)
         }
 
         @Test func idsContinueAfterARestartWithAnEmptySpool() throws {
