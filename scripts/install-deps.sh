@@ -11,6 +11,7 @@ packages=(
     pulseaudio pulseaudio-utils      # a sound server and pactl/parec for tests and headless boxes
     sox                              # soxi, for checking rendered files
     netcat-openbsd                   # nc, as users send text
+    curl                             # the tests send HTTP to the line port, as a mistaken client would
     speech-dispatcher speech-dispatcher-espeak-ng  # the latency benchmark's peer
 )
 
