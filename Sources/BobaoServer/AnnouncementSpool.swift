@@ -31,20 +31,20 @@ public final class AnnouncementSpool: @unchecked Sendable {
     public let counterPath: String
     /// The highest id ever acknowledged (in this spool's whole life, spoken or not).
     public private(set) var lastID: UInt64
-    private var database: OpaquePointer?
-    private var insert: OpaquePointer?
-    private var delete: OpaquePointer?
-    private var updateLastID: OpaquePointer?
+    var database: OpaquePointer?
+    var insert: OpaquePointer?
+    var delete: OpaquePointer?
+    var updateLastID: OpaquePointer?
     /// The database file itself: its `flock` is the one-server lock, its inode is what every commit
     /// checks. Kept open until after `sqlite3_close` (closing any descriptor of the file would drop
     /// SQLite's POSIX locks).
-    private var fileDescriptor: Int32
-    private var counterDescriptor: Int32
+    var fileDescriptor: Int32
+    var counterDescriptor: Int32
     /// The write-ahead log's device and inode, learnt at the first commit: SQLite keeps the file for as long
     /// as the database is open (a checkpoint truncates it, never removes it), so another inode, or none,
     /// means somebody deleted or replaced it, and commits would go where nothing reads them back.
-    private var writeAheadLog: (device: UInt64, inode: UInt64)?
-    private let committed = Atomic<Int>(0)
+    var writeAheadLog: (device: UInt64, inode: UInt64)?
+    let committed = Atomic<Int>(0)
 
     /// The longest text a row may hold, in bytes.
     public static let maximumTextBytes = 1 << 20
@@ -64,7 +64,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
     /// Every file of the spool, to name in advice.
     public var files: [String] { [path, path + "-wal", path + "-shm", counterPath] }
 
-    private var advice: String {
+    var advice: String {
         "to start afresh, move these files aside: \(files.joined(separator: ", ")); or run with --no-spool"
     }
 
@@ -85,7 +85,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
         }
     }
 
-    private func openChecked() throws(Failure) {
+    func openChecked() throws(Failure) {
         var own = stat()
         guard fstat(fileDescriptor, &own) == 0 else { throw Failure(description: "cannot stat the spool \(path): \(Self.errorText())") }
         guard (own.st_mode & S_IFMT) == S_IFREG else { throw Failure(description: "the spool \(path) is not a regular file") }
@@ -198,7 +198,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
 
     /// Gives up after a failed start without closing SQLite's connection: closing would checkpoint and
     /// delete the -wal file, which must stay as it was for whoever looks at the damage.
-    private func abandon() {
+    func abandon() {
         if database != nil {
             finalizeStatements()
             database = nil  // leaked on purpose
@@ -210,14 +210,14 @@ public final class AnnouncementSpool: @unchecked Sendable {
         closeDescriptors()
     }
 
-    private func finalizeStatements() {
+    func finalizeStatements() {
         for statement in [insert, delete, updateLastID] { sqlite3_finalize(statement) }
         insert = nil
         delete = nil
         updateLastID = nil
     }
 
-    private func closeDescriptors() {
+    func closeDescriptors() {
         if fileDescriptor >= 0 { Glibc.close(fileDescriptor) }
         if counterDescriptor >= 0 { Glibc.close(counterDescriptor) }
         fileDescriptor = -1
@@ -229,11 +229,6 @@ public final class AnnouncementSpool: @unchecked Sendable {
     /// Stores an announcement; returns once it is on disk.
     public func store(_ announcement: Announcement) throws(Failure) {
         _ = try commit(storing: [announcement], removing: [])
-    }
-
-    /// Removes a spoken or expired announcement.
-    public func remove(id: UInt64) throws(Failure) {
-        _ = try commit(storing: [], removing: [id])
     }
 
     /// Stores and removes in one transaction (one fsync of the WAL), then raises the high-water mark
@@ -303,193 +298,6 @@ public final class AnnouncementSpool: @unchecked Sendable {
         try execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
-    /// Throws unless `path` still names the open file and the file still has a name.
-    public func checkStillTheSameFile() throws(Failure) {
-        var own = stat()
-        guard fstat(fileDescriptor, &own) == 0 else {
-            throw Failure(description: "cannot stat the spool \(path): \(Self.errorText())")
-        }
-        guard own.st_nlink > 0 else {
-            throw Failure(description: "the spool \(path) was deleted while bobao ran; nothing is acknowledged into a "
-                + "deleted file (stop bobao, move the spool's other files aside and start it again)")
-        }
-        var named = stat()
-        guard stat(path, &named) == 0 else {
-            throw Failure(description: "the spool \(path) was renamed or deleted while bobao ran (\(Self.errorText())); "
-                + "nothing is acknowledged into a file that is no longer there")
-        }
-        guard named.st_dev == own.st_dev, named.st_ino == own.st_ino else {
-            throw Failure(description: "the spool \(path) was replaced by another file while bobao ran; nothing is "
-                + "acknowledged into the file bobao opened")
-        }
-        var wal = stat()
-        guard stat(path + "-wal", &wal) == 0 else {
-            throw Failure(description: "the spool's write-ahead log \(path)-wal was deleted or renamed while bobao ran "
-                + "(\(Self.errorText())); nothing is acknowledged into a log that is gone (stop bobao, move the "
-                + "spool's other files aside and start it again)")
-        }
-        if let known = writeAheadLog, known.device != UInt64(wal.st_dev) || known.inode != UInt64(wal.st_ino) {
-            throw Failure(description: "the spool's write-ahead log \(path)-wal was replaced while bobao ran; nothing "
-                + "is acknowledged into it (stop bobao, move the spool's other files aside and start it again)")
-        }
-        writeAheadLog = (UInt64(wal.st_dev), UInt64(wal.st_ino))
-        var counter = stat()
-        guard fstat(counterDescriptor, &counter) == 0, counter.st_nlink > 0 else {
-            throw Failure(description: "the spool's counter \(counterPath) was deleted while bobao ran; nothing is "
-                + "acknowledged without it (stop bobao, move the spool's other files aside and start it again)")
-        }
-    }
-
-    // MARK: Reading
-
-    /// Everything stored, oldest first, each value checked. `expiresAt` is on this boot's clock (see the
-    /// type's comment for the rule); rows saved without a remainder get `ttlSeconds`.
-    public func all(ttlSeconds: Double = .infinity) throws(Failure) -> [Announcement] {
-        let now = WallClock.bootSeconds()
-        let bootID = Self.bootID
-        return try readRows().map { row in
-            var announcement = Announcement(id: row.id, text: row.text, acceptedAt: row.acceptedAt)
-            var left = ttlSeconds
-            if let remaining = row.remainingMilliseconds {
-                left = Double(remaining) / 1000
-                if row.bootID == bootID, let saved = row.savedBootMilliseconds {
-                    left -= max(0, now - Double(saved) / 1000)
-                }
-                left = min(left, ttlSeconds)
-            }
-            announcement.expiresAt = now + left
-            return announcement
-        }
-    }
-
-    struct Row {
-        var id: UInt64
-        var text: String
-        var acceptedAt: Int64
-        var remainingMilliseconds: Int64?
-        var bootID: String?
-        var savedBootMilliseconds: Int64?
-    }
-
-    private func readRows() throws(Failure) -> [Row] {
-        let query = try prepare("""
-            SELECT id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms FROM announcements ORDER BY id
-            """)
-        defer { sqlite3_finalize(query) }
-        var rows: [Row] = []
-        var previous: Int64 = 0
-        while true {
-            let status = sqlite3_step(query)
-            if status == SQLITE_DONE { return rows }
-            guard status == SQLITE_ROW else { throw failure("read") }
-            let rowNumber = rows.count + 1
-            func damaged(_ what: String) -> Failure {
-                Failure(description: "the spool \(path) holds a damaged row (row \(rowNumber), after #\(previous)): "
-                    + "\(what); \(advice)")
-            }
-            guard sqlite3_column_type(query, 0) == SQLITE_INTEGER else { throw damaged("the id is not an integer") }
-            let id = sqlite3_column_int64(query, 0)
-            guard id >= 1, id < Int64.max else { throw damaged("id \(id) is out of range") }
-            guard id > previous else { throw damaged("id \(id) is out of order") }
-            guard sqlite3_column_type(query, 1) == SQLITE_TEXT else { throw damaged("#\(id) has no text") }
-            let count = Int(sqlite3_column_bytes(query, 1))
-            guard count > 0, count <= Self.maximumTextBytes else { throw damaged("#\(id) has \(count) bytes of text") }
-            guard let bytes = sqlite3_column_text(query, 1) else { throw damaged("#\(id) has no text") }
-            let buffer = UnsafeBufferPointer(start: bytes, count: count)
-            guard let text = String(validating: buffer, as: UTF8.self) else { throw damaged("#\(id) is not valid UTF-8") }
-            guard !text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }),
-                  !text.trimmingWhitespace().isEmpty else {
-                throw damaged("#\(id) holds control characters or no text")
-            }
-            guard sqlite3_column_type(query, 2) == SQLITE_INTEGER else { throw damaged("#\(id) accepted_at is not an integer") }
-            let acceptedAt = sqlite3_column_int64(query, 2)
-            guard acceptedAt >= 0, acceptedAt <= Self.latestMilliseconds else {
-                throw damaged("#\(id) accepted_at \(acceptedAt) is out of range")
-            }
-            func optionalMilliseconds(_ column: Int32, _ name: String) throws(Failure) -> Int64? {
-                switch sqlite3_column_type(query, column) {
-                case SQLITE_NULL: return nil
-                case SQLITE_INTEGER:
-                    let value = sqlite3_column_int64(query, column)
-                    guard value >= 0, value <= Self.longestMilliseconds else {
-                        throw damaged("#\(id) \(name) \(value) is out of range")
-                    }
-                    return value
-                default: throw damaged("#\(id) \(name) is not an integer")
-                }
-            }
-            let remaining = try optionalMilliseconds(3, "remaining_ms")
-            let saved = try optionalMilliseconds(5, "saved_boot_ms")
-            var bootID: String? = nil
-            switch sqlite3_column_type(query, 4) {
-            case SQLITE_NULL: break
-            case SQLITE_TEXT:
-                let length = Int(sqlite3_column_bytes(query, 4))
-                guard length <= 64, let raw = sqlite3_column_text(query, 4),
-                      let value = String(validating: UnsafeBufferPointer(start: raw, count: length), as: UTF8.self) else {
-                    throw damaged("#\(id) boot_id is not a boot id")
-                }
-                bootID = value
-            default: throw damaged("#\(id) boot_id is not text")
-            }
-            rows.append(Row(id: UInt64(id), text: text, acceptedAt: acceptedAt, remainingMilliseconds: remaining,
-                            bootID: bootID, savedBootMilliseconds: saved))
-            previous = id
-        }
-    }
-
-    private func readLastID() throws(Failure) -> UInt64 {
-        let query = try prepare("SELECT value FROM meta WHERE key = 'last_id'")
-        defer { sqlite3_finalize(query) }
-        guard sqlite3_step(query) == SQLITE_ROW else { throw failure("read the last id") }
-        guard sqlite3_column_type(query, 0) == SQLITE_INTEGER else {
-            throw Failure(description: "the spool \(path) holds a damaged last_id (not an integer); \(advice)")
-        }
-        let value = sqlite3_column_int64(query, 0)
-        guard value >= 0, value < Int64.max else {
-            throw Failure(description: "the spool \(path) holds a damaged last_id (\(value)); \(advice)")
-        }
-        return UInt64(value)
-    }
-
-    // MARK: The high-water mark
-
-    private func readCounter() throws(Failure) -> UInt64 {
-        var bytes = [UInt8](repeating: 0, count: 64)
-        let count = bytes.withUnsafeMutableBytes { pread(counterDescriptor, $0.baseAddress, $0.count, 0) }
-        guard count >= 0 else { throw Failure(description: "cannot read the spool's counter \(counterPath): \(Self.errorText())") }
-        let digits = bytes[..<count].filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: " ") }
-        guard !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-              let value = Int64(String(decoding: digits, as: UTF8.self)), value < Int64.max else {
-            throw Failure(description: "the spool's counter \(counterPath) is damaged; \(advice)")
-        }
-        return UInt64(value)
-    }
-
-    private func createCounter(_ value: UInt64) throws(Failure) {
-        let fd = open(counterPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure(description: "cannot create the spool's counter \(counterPath): \(Self.errorText())") }
-        counterDescriptor = fd
-        if let warning = writeCounter(value) { throw Failure(description: warning) }
-        // The new name must survive a power cut as surely as the database's.
-        let folder = open(FileSystem.parent(of: counterPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            Glibc.close(folder)
-        }
-    }
-
-    /// Overwrites the mark in place (19 digits and a newline at offset 0, within one sector) and fsyncs it.
-    private func writeCounter(_ value: UInt64) -> String? {
-        let text = String(value)
-        let line = Array((String(repeating: "0", count: max(0, 19 - text.count)) + text + "\n").utf8)
-        let written = line.withUnsafeBytes { pwrite(counterDescriptor, $0.baseAddress, $0.count, 0) }
-        guard written == line.count, fdatasync(counterDescriptor) == 0 else {
-            return "cannot write the spool's counter \(counterPath): \(Self.errorText())"
-        }
-        return nil
-    }
-
     // MARK: Time
 
     /// This boot's id, from `/proc/sys/kernel/random/boot_id` ("" if unreadable: then nothing counts as the same boot).
@@ -507,48 +315,4 @@ public final class AnnouncementSpool: @unchecked Sendable {
         return Int64(value)
     }
 
-    // MARK: SQLite helpers
-
-    private func failure(_ what: String) -> Failure {
-        let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "closed"
-        return Failure(description: "spool \(path): cannot \(what): \(message)")
-    }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
-
-    /// SQLITE_TRANSIENT: SQLite copies the bound text. (The C macro is a cast Swift cannot import.)
-    private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    private func execute(_ sql: String) throws(Failure) {
-        var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(database, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? database.map { String(cString: sqlite3_errmsg($0)) } ?? ""
-            sqlite3_free(message)
-            throw Failure(description: "the spool \(path) is unreadable or not a spool: \(text); \(advice)")
-        }
-    }
-
-    private func single(_ sql: String) throws(Failure) -> String {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { throw failure("read") }
-        return sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? ""
-    }
-
-    private func tableExists(_ name: String) throws(Failure) -> Bool {
-        try single("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(name)'") != "0"
-    }
-
-    private func columnExists(_ column: String, in table: String) throws(Failure) -> Bool {
-        try single("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = '\(column)'") != "0"
-    }
-
-    private func prepare(_ sql: String) throws(Failure) -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "closed"
-            throw Failure(description: "the spool \(path) is unreadable or not a spool: \(message); \(advice)")
-        }
-        return statement
-    }
 }
