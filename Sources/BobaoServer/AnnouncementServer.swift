@@ -33,7 +33,7 @@ public final class AnnouncementServer: Sendable {
         player = KeepAlivePlayer(configuration: playerConfiguration) { log($0) }
         speaker = Speaker(
             board: board, synthesizer: synthesizer, output: player, parameters: configuration.speech,
-            ttlSeconds: configuration.ttlSeconds, maximumSpeechSeconds: configuration.maximumSpeechSeconds, log: log)
+            maximumSpeechSeconds: configuration.maximumSpeechSeconds, log: log)
         listener = try Self.makeListener(configuration: configuration, board: board, log: log)
     }
 

@@ -18,7 +18,6 @@ public final class Speaker: Sendable {
     private let synthesizer: any Synthesizer
     private let output: any AudioOutput
     private let parameters: SpeechParameters
-    private let ttlSeconds: Double
     private let maximumSpeechSeconds: Double
     private let log: EventLog
     private let finished = DispatchSemaphore(value: 0)
@@ -26,17 +25,15 @@ public final class Speaker: Sendable {
     private let current = Mutex<Announcement?>(nil)
 
     /// - Parameters:
-    ///   - ttlSeconds: the board's TTL, for the log line of an expired announcement.
     ///   - maximumSpeechSeconds: one announcement is cut after this much speech.
     public init(
         board: AnnouncementBoard, synthesizer: any Synthesizer, output: any AudioOutput,
-        parameters: SpeechParameters, ttlSeconds: Double = 120, maximumSpeechSeconds: Double = 60, log: EventLog
+        parameters: SpeechParameters, maximumSpeechSeconds: Double = 60, log: EventLog
     ) {
         self.board = board
         self.synthesizer = synthesizer
         self.output = output
         self.parameters = parameters
-        self.ttlSeconds = ttlSeconds
         self.maximumSpeechSeconds = maximumSpeechSeconds
         self.log = log
     }
@@ -83,7 +80,7 @@ public final class Speaker: Sendable {
         let overdue = WallClock.bootSeconds() - announcement.expiresAt
         if overdue > 0 {
             log("expired #\(announcement.id) \(EventLog.quote(announcement.text)): its turn came "
-                + "\(RepeatedFault.describe(seconds: overdue)) after the \(Self.format(ttlSeconds)) s limit (--ttl); not spoken")
+                + "\(RepeatedFault.describe(seconds: overdue)) after the \(Self.format(board.ttlSeconds)) s limit (--ttl); not spoken")
             finish(announcement)
             return true
         }

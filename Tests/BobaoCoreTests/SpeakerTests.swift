@@ -28,7 +28,7 @@ struct SpeakerTests {
             self.synthesizer = synthesizer
             speaker = Speaker(
                 board: board, synthesizer: synthesizer, output: output, parameters: SpeechParameters(),
-                ttlSeconds: 120, maximumSpeechSeconds: maximumSpeechSeconds, log: log.eventLog)
+                maximumSpeechSeconds: maximumSpeechSeconds, log: log.eventLog)
         }
 
         func submit(_ texts: String...) {
