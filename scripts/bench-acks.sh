@@ -5,10 +5,7 @@
 #   scripts/bench-acks.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-source scripts/swift-toolchain.sh
-swift build -c release --product bobao >&2
-bobao="$(swift build -c release --show-bin-path)/bobao"
+source scripts/release-build.sh
 work="$(mktemp -d /tmp/bobao-acks.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 

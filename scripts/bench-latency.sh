@@ -5,10 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
-source scripts/swift-toolchain.sh
-swift build -c release --product bobao >&2
-export BOBAO="$(swift build -c release --show-bin-path)/bobao"
+source scripts/release-build.sh
+export BOBAO="$bobao"
 
 source scripts/pulse-private.sh
 pulse_private_start bench

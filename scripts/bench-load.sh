@@ -3,10 +3,7 @@
 # against a release build on a private PulseAudio. Prints accepted/refused/lost, RSS and descriptors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-source scripts/swift-toolchain.sh
-swift build -c release --product bobao >&2
-bobao="$(swift build -c release --show-bin-path)/bobao"
+source scripts/release-build.sh
 source scripts/pulse-private.sh
 pulse_private_start load
 log="$(mktemp /tmp/bobao-load.XXXXXX)"

@@ -3,10 +3,7 @@
 # around the normalizer alone. Prints lines, bytes and microseconds a line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-source scripts/swift-toolchain.sh
-swift build -c release --product bobao >&2
-bobao="$(swift build -c release --show-bin-path)/bobao"
+source scripts/release-build.sh
 
 # Two inputs of 1,000 lines of 4 KiB each: "dense" is nothing but numeric phrases (about 250 numbers a
 # line, the worst case); "typical" is shop text with a number every hundred bytes or so.

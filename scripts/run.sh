@@ -4,10 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
-source scripts/swift-toolchain.sh
-swift build -c release --product bobao >&2
-binary="$(swift build -c release --show-bin-path)/bobao"
+source scripts/release-build.sh
 
 # Find the sound server this user would use; start one if there is none (a headless box after boot).
 if ! pactl info >/dev/null 2>&1; then
@@ -22,4 +19,4 @@ if [ "$sink" = "auto_null" ]; then
         "but not heard. Plug in a speaker or pass --sink NAME (see pactl list short sinks)." >&2
 fi
 
-exec "$binary" serve "$@"
+exec "$bobao" serve "$@"
