@@ -31,16 +31,47 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// Blocks until everything written for the utterance has been heard. Returns false if it was cut first.
     func waitUntilPlayed(_ utterance: Utterance) -> Bool
 
+    /// Blocks until the output can play, it stops, or `deadline` (on `WallClock.monotonicSeconds()`'s
+    /// clock) passes. Returns whether it can play.
+    func waitUntilReady(until deadline: Double) -> Bool
+
+    /// Cuts the utterance now, from any thread: what was written for it and not yet heard is dropped (the
+    /// sound stops within milliseconds), silence resumes at once (no `--gap` before the next utterance), and
+    /// `write` and `waitUntilPlayed` return false for it. Does nothing for an utterance already played.
+    func cut(_ utterance: Utterance)
+
+    /// The sound server's state and the sink, for `status`.
+    var status: OutputStatus { get }
+
     /// Stops for good; an utterance being written is cut.
     func stop()
+}
+
+/// What `status` says about the output.
+public struct OutputStatus: Sendable, Equatable {
+    /// `playing` (the stream is open), `connecting` (waiting for the sound server) or `stopped`.
+    public var state: String
+    /// The sink the stream plays to, once known.
+    public var sink: String?
+    /// The last failure of the sound server connection, if any since the start.
+    public var lastError: String?
+
+    public init(state: String, sink: String? = nil, lastError: String? = nil) {
+        self.state = state
+        self.sink = sink
+        self.lastError = lastError
+    }
 }
 
 /// A token for one utterance, from `AudioOutput.beginUtterance`; pass it back to the other calls.
 public struct Utterance: Sendable, Hashable {
     /// Which device session the utterance started in: a later session means it was cut.
     public let session: Int
+    /// Counts utterances, so a `cut` meant for one never reaches a later one.
+    public let serial: Int
 
-    public init(session: Int) {
+    public init(session: Int, serial: Int = 0) {
         self.session = session
+        self.serial = serial
     }
 }

@@ -229,6 +229,11 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         }
     }
 
+    // TODO(issue 9): real implementations.
+    public func waitUntilReady(until deadline: Double) -> Bool { waitUntilReady() }
+    public func cut(_ utterance: Utterance) {}
+    public var status: OutputStatus { OutputStatus(state: isReady ? "playing" : "connecting") }
+
     // MARK: Stopping
 
     /// Closes the stream and the connection and stops the main loop. Speech being written is cut.

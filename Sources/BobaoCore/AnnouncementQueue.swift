@@ -10,12 +10,18 @@ public struct Announcement: Sendable, Equatable {
     /// When it expires, in seconds on the boot clock (`WallClock.bootSeconds()`, which never jumps);
     /// `.infinity` for never.
     public var expiresAt: Double
+    /// Priority, repeat, chime, voice and the rest, as the client asked (defaults for a plain line).
+    public var options: MessageOptions
 
-    public init(id: UInt64, text: String, acceptedAt: Int64 = 0, expiresAt: Double = .infinity) {
+    public init(
+        id: UInt64, text: String, acceptedAt: Int64 = 0, expiresAt: Double = .infinity,
+        options: MessageOptions = MessageOptions()
+    ) {
         self.id = id
         self.text = text
         self.acceptedAt = acceptedAt
         self.expiresAt = expiresAt
+        self.options = options
     }
 }
 

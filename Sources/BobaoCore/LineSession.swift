@@ -24,7 +24,9 @@ public struct LineSession: Sendable {
         /// Send this text.
         case reply(String)
         /// Submit this announcement; its reply (`OK <id>` or `ERR …`) takes this place among the replies.
-        case announce(String)
+        case announce(Submission)
+        /// Carry out this command (it was authenticated and rate-limited like an announcement) and reply.
+        case command(ClientCommand)
         /// Send this final text, if any, after the replies before it, then close. Nothing more is read.
         case close(String?)
     }
@@ -178,7 +180,7 @@ public struct LineSession: Sendable {
             guard ledger.allowLine(from: host, isLoopback: isLoopback, now: now) else {
                 return refuse(.rateLimited(perSecond: ledger.rateLimiter.perSecond), now: now, ledger: &ledger)
             }
-            return .announce(text)
+            return .announce(Submission(text: text))
         }
     }
 

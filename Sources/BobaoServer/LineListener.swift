@@ -235,9 +235,11 @@ public final class LineListener: @unchecked Sendable {
         switch action {
         case .reply(let text):
             connection.reply(text)
-        case .announce(let text):
+        case .command:
+            connection.reply("ERR bad-field cmd not implemented yet\n")  // TODO(issue 9)
+        case .announce(let submission):
             let ticket = connection.reserveReply(), serial = connection.serial, inbox = self.inbox
-            submit(text, connection.session.peer) { outcome in
+            submit(submission.text, connection.session.peer) { outcome in
                 inbox.post(.init(serial: serial, ticket: ticket, outcome: outcome))
             }
         case .close(let text):

@@ -60,7 +60,10 @@ private func fuzzSession(_ bytes: [UInt8], chunk: Int, token: String?) {
             }
             precondition(!closed, "an action after the close")
             switch action {
-            case .announce(let text):
+            case .command:
+                precondition(session.authenticated, "a command before authenticating")
+            case .announce(let submission):
+                let text = submission.text
                 precondition(session.authenticated, "an announcement before authenticating")
                 precondition(!text.isEmpty && text.utf8.count <= 64)
                 precondition(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" || (0x7F...0x9F).contains($0.value) })

@@ -26,6 +26,10 @@ final class FakeAudioOutput: AudioOutput, @unchecked Sendable {
     }
 
     func start() {}
+    // TODO(issue 9): real implementations.
+    func waitUntilReady(until deadline: Double) -> Bool { waitUntilReady() }
+    func cut(_ utterance: Utterance) {}
+    var status: OutputStatus { OutputStatus(state: "playing") }
 
     var isReady: Bool { condition.withLock { !stopping } }
 

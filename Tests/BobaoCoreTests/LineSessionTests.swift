@@ -47,17 +47,17 @@ struct LineSessionTests {
 
     @Test func linesBecomeAnnouncementsAndTheLastLineCountsAtTheEnd() {
         var harness = Harness()
-        #expect(harness.send("一号\r\n二") == [.announce("一号")])
-        #expect(harness.end() == [.announce("二")])
+        #expect(harness.send("一号\r\n二") == [.announce(Submission(text: "一号"))])
+        #expect(harness.end() == [.announce(Submission(text: "二"))])
     }
 
     @Test func actionsComeOneAtATimeSoTheCallerCanStopBetweenLines() {
         var harness = Harness()
         let text = "一\n二\n三\n"
         text.utf8.withContiguousStorageIfAvailable { harness.session.receive(UnsafeRawBufferPointer($0)) }
-        #expect(harness.session.next(now: 100, ledger: &harness.ledger) == .announce("一"))
+        #expect(harness.session.next(now: 100, ledger: &harness.ledger) == .announce(Submission(text: "一")))
         #expect(harness.session.bufferedByteCount == 8)  // 二 and 三 wait, unread
-        #expect(harness.drain() == [.announce("二"), .announce("三")])
+        #expect(harness.drain() == [.announce(Submission(text: "二")), .announce(Submission(text: "三"))])
     }
 
     @Test func blankLinesAreCountedNotAnsweredAndDoNotKeepAConnectionAlive() {
@@ -74,7 +74,7 @@ struct LineSessionTests {
     @Test func aLineResetsTheIdleTimer() {
         var harness = Harness()
         harness.now += 50
-        #expect(harness.send("好\n") == [.announce("好")])
+        #expect(harness.send("好\n") == [.announce(Submission(text: "好"))])
         harness.now += 50
         #expect(harness.session.tick(now: harness.now, ledger: &harness.ledger) == nil)
         #expect(harness.session.deadline == 210)
@@ -94,7 +94,7 @@ struct LineSessionTests {
 
     @Test func theTokenAuthenticatesAndNothingElseDoes() {
         var good = Harness(token: "s3cret")
-        #expect(good.send("AUTH s3cret\n好\n") == [.reply("OK authenticated\n"), .announce("好")])
+        #expect(good.send("AUTH s3cret\n好\n") == [.reply("OK authenticated\n"), .announce(Submission(text: "好"))])
         #expect(good.session.authenticated)
 
         var wrong = Harness(token: "s3cret")
@@ -155,7 +155,7 @@ struct LineSessionTests {
         // A long first line that is not a request is refused as too long, and the session goes on.
         var long = Harness()
         #expect(long.send(String(repeating: "好", count: 20) + "\n好\n") == [
-            .reply("ERR too-long line exceeds 32 bytes; the rest of it was discarded\n"), .announce("好"),
+            .reply("ERR too-long line exceeds 32 bytes; the rest of it was discarded\n"), .announce(Submission(text: "好")),
         ])
     }
 
@@ -170,7 +170,7 @@ struct LineSessionTests {
         #expect(tls.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03]) == [.close(nil)])
         // Only the first line is looked at: a later line of that shape is an announcement.
         var later = Harness()
-        #expect(later.send("好\nGET / HTTP/1.1\n") == [.announce("好"), .announce("GET / HTTP/1.1")])
+        #expect(later.send("好\nGET / HTTP/1.1\n") == [.announce(Submission(text: "好")), .announce(Submission(text: "GET / HTTP/1.1"))])
     }
 
     @Test func badLinesAreRefusedAndTheConnectionGoesOn() {
@@ -180,7 +180,7 @@ struct LineSessionTests {
             .reply("ERR bad-utf8 line is not valid UTF-8\n"),
             .reply("ERR bad-text line holds NUL or other control characters\n"),
             .reply("ERR too-long line exceeds 32 bytes; the rest of it was discarded\n"),
-            .announce("好"),
+            .announce(Submission(text: "好")),
         ])
         // C1 controls are control characters too.
         #expect(harness.send("a\u{85}b\n") == [.reply("ERR bad-text line holds NUL or other control characters\n")])
@@ -193,7 +193,7 @@ struct LineSessionTests {
 
         var included = Harness(loopback: true, rate: 1, burst: 2, rateLimitLoopback: true)
         let actions = included.send("一\n二\n三\n")
-        #expect(actions.prefix(2) == [.announce("一"), .announce("二")])
+        #expect(actions.prefix(2) == [.announce(Submission(text: "一")), .announce(Submission(text: "二"))])
         #expect(actions.last == .reply("ERR rate-limited more than 1 line a second from this address\n"))
 
         var remote = Harness(loopback: false, rate: 1, burst: 2)
