@@ -72,6 +72,8 @@ public enum LineProtocol {
     }
 
     public static func ok(id: UInt64) -> String { "OK \(id)\n" }
+    /// A message whose client key was accepted in the last 10 minutes: not queued again.
+    public static func duplicate(id: UInt64) -> String { "OK \(id) duplicate\n" }
     public static let authenticated = "OK authenticated\n"
     public static func error(_ refusal: Refusal) -> String { "ERR \(refusal.code) \(refusal.reason)\n" }
 }

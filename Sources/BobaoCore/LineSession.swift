@@ -122,6 +122,12 @@ public struct LineSession: Sendable {
         return close(LineProtocol.error(refusal))
     }
 
+    /// Something other than a line counts as activity (the last event a waiting client was sent): the idle
+    /// timeout starts again from `now`.
+    public mutating func noteActivity(now: Double) {
+        lastLineAt = max(lastLineAt, now)
+    }
+
     // MARK: Lines
 
     private mutating func sniffHandshake() -> ForeignProtocol? {

@@ -4,14 +4,35 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// The announcement queue shared by the listener (which adds) and the speaker (which takes): a lock
-/// around `AnnouncementQueue` and a condition the speaker waits on.
+/// The announcement queue shared by the listener (which adds, cancels and asks) and the speaker (which
+/// takes): a lock around `AnnouncementQueue`, the client keys of the last 10 minutes, the watchers of
+/// messages sent with `"wait": true`, the outcome counters, and a condition the speaker waits on.
 ///
 /// With a spool, a submission gets its id at once, in submission order, and goes to the spool's writer
 /// thread (`SpoolWriter`), which stores many in one commit. It joins the queue, and its completion runs,
-/// once it is on disk; so the speaker takes announcements in id order, and the queue's capacity counts the
-/// ones still being written.
+/// once it is on disk; so the speaker takes announcements in id order within a priority, and the queue's
+/// capacity counts the ones still being written.
+///
+/// An urgent announcement that joins the queue while a normal or low one speaks asks the speaker (through
+/// `setInterrupter`) to cut in; a normal or urgent one drops the low ones waiting.
 public final class AnnouncementBoard: Sendable {
+    /// A submission's answer: the message's number, and whether it was a repeat of a client key already
+    /// accepted (then nothing new was queued).
+    public struct Acceptance: Sendable, Equatable {
+        public var number: UInt64
+        public var duplicate: Bool
+    }
+
+    /// Why the speaker should stop the announcement it is speaking.
+    public enum Interruption: Sendable, Equatable {
+        /// An urgent one cut in: say this one again afterwards, from its start.
+        case cutIn
+        /// A client cancelled or skipped it.
+        case cancelled(reason: String)
+    }
+
+    public typealias Watcher = @Sendable (AnnouncementEvent) -> Void
+
     private let state: Mutex<State>
     private let wakeSpeaker = DispatchSemaphore(value: 0)
     private let writer: SpoolWriter?
@@ -21,20 +42,30 @@ public final class AnnouncementBoard: Sendable {
         var queue: AnnouncementQueue
         var closed = false
         /// Submissions given an id but not yet stored (or refused) by the writer.
-        var inFlight = 0
+        var inFlight: Set<UInt64> = []
+        var speaking: Announcement?
+        /// The speaker was already asked to stop `speaking`.
+        var speakingInterrupted = false
+        var keys = ClientKeys()
+        var watchers: [UInt64: [Watcher]] = [:]
+        var counters: [String: Int] = [:]
+        var lastError: (message: String, at: Int64)?
+        var interrupter: (@Sendable (UInt64, Interruption) -> Void)?
     }
 
     /// Where accepted announcements are kept until spoken; nil keeps them in memory only.
     public let spool: AnnouncementSpool?
 
-    /// How long an accepted announcement may wait for its turn.
+    /// How long an accepted announcement may wait for its turn, unless it says (`"ttl"`).
     public let ttlSeconds: Double
     private let closeTimeout: Double
 
     /// - Parameters:
     ///   - spool: announcements it holds are queued first, in their order, with the time to live they
-    ///     had left (see `AnnouncementSpool`); new ids continue after the highest ever acknowledged.
-    ///   - log: where the spool writer reports failures (loudly, once, then summed up).
+    ///     had left (see `AnnouncementSpool`); new ids continue after the highest ever acknowledged; the
+    ///     client keys of the last 10 minutes come back too.
+    ///   - log: where the spool writer reports failures (loudly, once, then summed up), and where
+    ///     cancellations by clients are logged.
     ///   - closeTimeout: how long `close` waits for the spool writer to answer what it holds.
     public init(
         capacity: Int, ttlSeconds: Double = 120, spool: AnnouncementSpool? = nil,
@@ -43,66 +74,119 @@ public final class AnnouncementBoard: Sendable {
         self.ttlSeconds = ttlSeconds
         self.closeTimeout = closeTimeout
         var queue = AnnouncementQueue(capacity: capacity, firstID: (spool?.lastID ?? 0) + 1)
-        if let spool { queue.restore(try spool.all(ttlSeconds: ttlSeconds)) }
-        state = Mutex(State(queue: queue))
+        var keys = ClientKeys()
+        if let spool {
+            queue.restore(try spool.all(ttlSeconds: ttlSeconds))
+            let now = WallClock.bootSeconds()
+            for remembered in try spool.clientKeys(windowSeconds: keys.windowSeconds) {
+                keys.remember(remembered.key, number: remembered.number, acceptedAt: now - remembered.age,
+                              outcome: remembered.outcome)
+            }
+        }
+        state = Mutex(State(queue: queue, keys: keys))
         self.spool = spool
         self.log = log
         writer = spool.map { SpoolWriter(spool: $0, log: log) }
         for _ in 0..<queue.count { wakeSpeaker.signal() }
     }
 
-    /// Accepts `text` or says why not. `completion` runs exactly once: at once without a spool, or on the
-    /// spool writer's thread once the announcement is on disk. It must be quick and must not call back
-    /// into the board.
+    /// Set once by the speaker: how the board asks it to stop the announcement with this number.
+    public func setInterrupter(_ interrupter: @escaping @Sendable (UInt64, Interruption) -> Void) {
+        state.withLock { $0.interrupter = interrupter }
+    }
+
+    // MARK: Submitting
+
+    /// Accepts a submission or says why not. `completion` runs exactly once: at once without a spool (or
+    /// for a duplicate), or on the spool writer's thread once the announcement is on disk, always before
+    /// the speaker can take it (so a watcher added in it misses nothing). It must be quick and may call
+    /// `watch`, nothing else of the board.
     public func submit(
-        _ text: String, completion: @escaping @Sendable (Result<Announcement, LineProtocol.Refusal>) -> Void
+        _ submission: Submission, completion: @escaping @Sendable (Result<Acceptance, LineProtocol.Refusal>) -> Void
     ) {
-        let accepted = state.withLock { state -> Result<Announcement, LineProtocol.Refusal> in
-            guard !state.closed else { return .failure(.shuttingDown) }
+        let admission = state.withLock { state -> Admission in
+            guard !state.closed else { return .refused(.shuttingDown) }
+            let now = WallClock.bootSeconds()
+            if let key = submission.options.clientID, let entry = state.keys.lookup(key, now: now) {
+                state.counters["duplicate", default: 0] += 1
+                return .duplicate(entry.number)
+            }
             let capacity = state.queue.capacity
-            guard state.queue.count + state.inFlight < capacity else { return .failure(.queueFull(capacity: capacity)) }
+            guard state.queue.count + state.inFlight.count < capacity else {
+                state.counters["refused", default: 0] += 1
+                return .refused(.queueFull(capacity: capacity))
+            }
             // Never reached by counting; only a tampered spool starts near it. No id beyond it is ever given.
             guard state.queue.nextAnnouncementID < AnnouncementSpool.largestID else {
-                return .failure(LineProtocol.Refusal(
+                return .refused(LineProtocol.Refusal(
                     code: "spool-failed", reason: "no announcement ids are left (the spool's counter was tampered with)"))
             }
             let announcement = Announcement(
-                id: state.queue.takeNextID(), text: text, acceptedAt: WallClock.nowMilliseconds(),
-                expiresAt: WallClock.bootSeconds() + ttlSeconds)
-            state.inFlight += 1
+                id: state.queue.takeNextID(), text: submission.text, acceptedAt: WallClock.nowMilliseconds(),
+                expiresAt: now + (submission.options.ttlSeconds ?? ttlSeconds), options: submission.options)
+            if let key = submission.options.clientID { state.keys.remember(key, number: announcement.id, acceptedAt: now) }
+            state.inFlight.insert(announcement.id)
             // Under the lock, so the writer receives them in id order.
             writer?.submit(.store(announcement) { [self] failure in
                 guard let failure else { return self.enqueue(announcement, completion: completion) }
-                self.state.withLock { $0.inFlight -= 1 }
+                self.state.withLock { state in
+                    state.inFlight.remove(announcement.id)
+                    if let key = announcement.options.clientID { state.keys.forget(key, number: announcement.id) }
+                    state.counters["refused", default: 0] += 1
+                }
                 completion(.failure(LineProtocol.Refusal(code: "spool-failed", reason: failure.description)))
             })
-            return .success(announcement)
+            return .accepted(writer == nil ? announcement : nil)
         }
-        switch accepted {
-        case .failure: completion(accepted)
-        case .success(let announcement): if writer == nil { enqueue(announcement, completion: completion) }
+        switch admission {
+        case .refused(let refusal): completion(.failure(refusal))
+        case .duplicate(let number): completion(.success(Acceptance(number: number, duplicate: true)))
+        case .accepted(let announcement): if let announcement { enqueue(announcement, completion: completion) }
         }
+    }
+
+    /// What `submit` decided under the lock.
+    private enum Admission {
+        case refused(LineProtocol.Refusal)
+        case duplicate(UInt64)
+        /// With the announcement when it is to be queued at once (no spool writer to store it first).
+        case accepted(Announcement?)
     }
 
     /// A stored (or, without a spool, accepted) announcement: its completion runs first, so the client's
     /// `OK` and the log's "accepted" come before anything the speaker does with it; then it joins the queue.
     private func enqueue(
-        _ announcement: Announcement, completion: (Result<Announcement, LineProtocol.Refusal>) -> Void
+        _ announcement: Announcement, completion: (Result<Acceptance, LineProtocol.Refusal>) -> Void
     ) {
-        completion(.success(announcement))
-        state.withLock { state in
-            state.inFlight -= 1
-            state.queue.append(announcement)
+        completion(.success(Acceptance(number: announcement.id, duplicate: false)))
+        let (dropped, cutIn) = state.withLock { state -> ([Announcement], (UInt64, @Sendable (UInt64, Interruption) -> Void)?) in
+            state.inFlight.remove(announcement.id)
+            state.counters["accepted", default: 0] += 1
+            let dropped = state.queue.append(announcement)
+            guard announcement.priority == .urgent, let speaking = state.speaking, speaking.priority != .urgent,
+                  !state.speakingInterrupted, let interrupter = state.interrupter else { return (dropped, nil) }
+            state.speakingInterrupted = true
+            return (dropped, (speaking.id, interrupter))
         }
+        for low in dropped {
+            log("dropped #\(low.id) \(EventLog.quote(low.text)) (low priority): newer work arrived while it waited; not spoken")
+            finish(low, .cancelled(reason: "superseded: low priority, and newer work arrived while it waited"))
+        }
+        if let (number, interrupter) = cutIn { interrupter(number, .cutIn) }
         wakeSpeaker.signal()
     }
 
-    /// Accepts `text` or says why not, waiting until it is on disk (for callers that can block; never on
-    /// the spool writer's thread, from a completion).
+    /// Accepts a plain `text` or says why not, waiting until it is on disk (for callers that can block;
+    /// never on the spool writer's thread, from a completion).
     public func submit(_ text: String) -> Result<Announcement, LineProtocol.Refusal> {
+        submit(Submission(text: text)).map { Announcement(id: $0.number, text: text) }
+    }
+
+    /// `submit`, waiting for the answer.
+    public func submit(_ submission: Submission) -> Result<Acceptance, LineProtocol.Refusal> {
         let answered = DispatchSemaphore(value: 0)
-        let result = Mutex<Result<Announcement, LineProtocol.Refusal>?>(nil)
-        submit(text) { outcome in
+        let result = Mutex<Result<Acceptance, LineProtocol.Refusal>?>(nil)
+        submit(submission) { outcome in
             result.withLock { $0 = outcome }
             answered.signal()
         }
@@ -110,23 +194,190 @@ public final class AnnouncementBoard: Sendable {
         return result.withLock { $0! }
     }
 
-    /// Puts a cut announcement back at the front.
-    public func requeueFirst(_ announcement: Announcement) {
-        state.withLock { $0.queue.requeueFirst(announcement) }
-        wakeSpeaker.signal()
+    /// Sends the events of message `number` to `watcher` from now on, until its outcome. A message that has
+    /// already ended gets its outcome at once, if it is known (`clientID` finds it). Returns false when
+    /// there is nothing to watch: no such message waits or speaks, and its outcome is unknown.
+    public func watch(_ number: UInt64, clientID: String? = nil, _ watcher: @escaping Watcher) -> Bool {
+        let known = state.withLock { state -> AnnouncementEvent?? in
+            let live = state.inFlight.contains(number) || state.speaking?.id == number
+                || state.queue.waiting.contains { $0.id == number }
+            if live {
+                state.watchers[number, default: []].append(watcher)
+                return .some(nil)
+            }
+            guard let clientID, let entry = state.keys.lookup(clientID, now: WallClock.bootSeconds()),
+                  entry.number == number, let outcome = entry.outcome else { return nil }
+            return .some(outcome)
+        }
+        guard let known else { return false }
+        if let outcome = known { watcher(outcome) }
+        return true
     }
 
-    /// Blocks until an announcement is waiting and takes it; nil once closed and empty.
+    // MARK: Speaking
+
+    /// Blocks until an announcement is waiting and takes it (it is then the one speaking); nil once closed
+    /// and empty.
     public func take() -> Announcement? {
         while true {
             let next: Announcement?? = state.withLock { state in
-                if let announcement = state.queue.dequeue() { return .some(announcement) }
+                if let announcement = state.queue.dequeue() {
+                    state.speaking = announcement
+                    state.speakingInterrupted = false
+                    return .some(announcement)
+                }
                 return state.closed ? .some(nil) : nil
             }
             if let next { return next }
             wakeSpeaker.wait()
         }
     }
+
+    /// The speaker begins to say `announcement` (again, after an interruption).
+    public func started(_ announcement: Announcement) {
+        emit(.start, for: announcement.id)
+    }
+
+    /// Puts an announcement back at the front of its lane: it was cut (by an urgent one, when `interrupted`,
+    /// or by the sound server or the shutdown) and is said again from its start.
+    public func requeueFirst(_ announcement: Announcement, interrupted: Bool = false) {
+        state.withLock { state in
+            state.queue.requeueFirst(announcement)
+            if state.speaking?.id == announcement.id { state.speaking = nil }
+            if interrupted { state.counters["interrupted", default: 0] += 1 }
+        }
+        if interrupted { emit(.interrupted, for: announcement.id) }
+        wakeSpeaker.signal()
+    }
+
+    /// The announcement has ended with `outcome` (spoken, cut, expired, cancelled or failed): its watchers
+    /// hear it, and it leaves the spool with the writer's next commit. Does not wait for the disk, so a slow
+    /// disk never lengthens the gap before the next announcement; a failure is logged by the writer (the
+    /// announcement may then be said again after a restart, never lost). `sync` waits for it.
+    public func finish(_ announcement: Announcement, _ outcome: AnnouncementEvent) {
+        let key = announcement.options.clientID
+        writer?.submit(.remove(announcement.id, settling: key.map { ($0, outcome.name) }) { _ in })
+        let watchers = state.withLock { state in
+            if state.speaking?.id == announcement.id { state.speaking = nil }
+            state.counters[outcome.name, default: 0] += 1
+            if let key { state.keys.settle(key, number: announcement.id, outcome: outcome) }
+            if case .failed(let reason) = outcome { state.lastError = (reason, WallClock.nowMilliseconds()) }
+            return state.watchers.removeValue(forKey: announcement.id) ?? []
+        }
+        for watcher in watchers { watcher(outcome) }
+    }
+
+    /// Spoken in full: `finish(announcement, .done)`.
+    public func finished(_ announcement: Announcement) {
+        finish(announcement, .done)
+    }
+
+    private func emit(_ event: AnnouncementEvent, for number: UInt64) {
+        let watchers = state.withLock { $0.watchers[number] ?? [] }
+        for watcher in watchers { watcher(event) }
+    }
+
+    /// Remembers a failure for `status` (the sound server, the synthesizer).
+    public func noteError(_ message: String) {
+        state.withLock { $0.lastError = (message, WallClock.nowMilliseconds()) }
+    }
+
+    // MARK: Commands
+
+    /// `cancel`: takes the waiting message with this client key (or, failing that, this number) out of the
+    /// queue, or stops it if it is speaking. Returns the reply.
+    public func cancel(_ target: ClientCommand.Target) -> Result<String, LineProtocol.Refusal> {
+        if case .all = target {
+            let cleared = clear(reason: "cancelled by a client (cancel all)")
+            let skipped = interruptSpeaking(reason: "cancelled by a client (cancel all)")
+            return .success("OK cancelled \(cleared + (skipped == nil ? 0 : 1))\n")
+        }
+        guard case .id(let key) = target else { return .failure(.init(code: "bad-field", reason: "id missing")) }
+        let number = UInt64(key)
+        let (removed, speaking) = state.withLock { state -> ([Announcement], (UInt64, @Sendable (UInt64, Interruption) -> Void)?) in
+            var removed = state.queue.remove { $0.options.clientID == key }
+            if removed.isEmpty, let number { removed = state.queue.remove { $0.id == number && $0.options.clientID == nil } }
+            guard removed.isEmpty, let current = state.speaking, !state.speakingInterrupted,
+                  current.options.clientID == key || (current.options.clientID == nil && current.id == number),
+                  let interrupter = state.interrupter else { return (removed, nil) }
+            state.speakingInterrupted = true
+            return (removed, (current.id, interrupter))
+        }
+        let reason = "cancelled by a client"
+        if let (number, interrupter) = speaking {
+            log("cancelling #\(number) while it speaks (\(reason))")
+            interrupter(number, .cancelled(reason: reason))
+            return .success("OK cancelled #\(number)\n")
+        }
+        guard !removed.isEmpty else {
+            return .failure(LineProtocol.Refusal(
+                code: "not-found", reason: "no waiting or speaking announcement has the id \(JSONText.quote(key))"))
+        }
+        for announcement in removed {
+            log("cancelled #\(announcement.id) \(EventLog.quote(announcement.text)) (\(reason)); not spoken")
+            finish(announcement, .cancelled(reason: reason))
+        }
+        return .success("OK cancelled " + removed.map { "#\($0.id)" }.joined(separator: " ") + "\n")
+    }
+
+    /// `skip`: stops the announcement speaking now; the next one follows.
+    public func skip() -> String {
+        guard let number = interruptSpeaking(reason: "skipped by a client") else { return "OK nothing is speaking\n" }
+        return "OK skipped #\(number)\n"
+    }
+
+    /// `clear`: cancels everything waiting (not the one speaking). Returns the reply.
+    public func clear() -> String {
+        "OK cleared \(clear(reason: "cleared by a client"))\n"
+    }
+
+    private func clear(reason: String) -> Int {
+        let removed = state.withLock { $0.queue.removeAll() }
+        if !removed.isEmpty { log("cleared \(removed.count) waiting announcement(s) (\(reason)); not spoken") }
+        for announcement in removed { finish(announcement, .cancelled(reason: reason)) }
+        return removed.count
+    }
+
+    /// Asks the speaker to stop what it says; returns its number, or nil when nothing speaks.
+    private func interruptSpeaking(reason: String) -> UInt64? {
+        let target = state.withLock { state -> (UInt64, @Sendable (UInt64, Interruption) -> Void)? in
+            guard let current = state.speaking, let interrupter = state.interrupter else { return nil }
+            state.speakingInterrupted = true
+            return (current.id, interrupter)
+        }
+        guard let (number, interrupter) = target else { return nil }
+        log("stopping #\(number) while it speaks (\(reason))")
+        interrupter(number, .cancelled(reason: reason))
+        return number
+    }
+
+    // MARK: State
+
+    /// What `status` reports about the queue.
+    public struct Snapshot: Sendable {
+        public var waiting: [Priority: Int]
+        /// Accepted and still being stored.
+        public var storing: Int
+        public var capacity: Int
+        public var speaking: Announcement?
+        /// Outcomes and other events counted since the start: accepted, duplicate, refused, done, cut,
+        /// expired, cancelled, failed, interrupted.
+        public var counters: [String: Int]
+        public var lastError: String?
+        /// Milliseconds since 1970.
+        public var lastErrorAt: Int64?
+    }
+
+    public var snapshot: Snapshot {
+        state.withLock { state in
+            Snapshot(
+                waiting: Dictionary(uniqueKeysWithValues: Priority.allCases.map { ($0, state.queue.count(of: $0)) }),
+                storing: state.inFlight.count, capacity: state.queue.capacity, speaking: state.speaking,
+                counters: state.counters, lastError: state.lastError?.message, lastErrorAt: state.lastError?.at)
+        }
+    }
+
+    // MARK: Stopping
 
     /// Refuses new announcements from now on; what is queued can still be taken. Submissions already
     /// with the spool writer are stored and answered before this returns, so `drain` sees them (unless
@@ -135,7 +386,7 @@ public final class AnnouncementBoard: Sendable {
     public func close() {
         let pending = state.withLock { state in
             state.closed = true
-            return state.inFlight
+            return state.inFlight.count
         }
         if let writer, !writer.flush(timeout: closeTimeout) {
             log("the spool writer did not store \(pending) pending announcement(s) within \(Int(closeTimeout)) s; "
@@ -148,15 +399,7 @@ public final class AnnouncementBoard: Sendable {
     public var keepsWhatWaits: Bool { writer.map { !$0.isFailing } ?? false }
 
     /// Waiting announcements, counting those still being stored.
-    public var count: Int { state.withLock { $0.queue.count + $0.inFlight } }
-
-    /// The announcement has been spoken or has expired: it leaves the spool with the writer's next commit.
-    /// Does not wait for the disk, so a slow disk never lengthens the gap before the next announcement; a
-    /// failure is logged by the writer (the announcement may then be said again after a restart, never
-    /// lost). `sync` waits for it.
-    public func finished(_ announcement: Announcement) throws(AnnouncementSpool.Failure) {
-        writer?.submit(.remove(announcement.id) { _ in })
-    }
+    public var count: Int { state.withLock { $0.queue.count + $0.inFlight.count } }
 
     /// Waits (at most `closeTimeout`) until everything handed to the spool writer is on disk: the last
     /// removals before the process exits.
@@ -166,12 +409,8 @@ public final class AnnouncementBoard: Sendable {
         }
     }
 
-    /// Everything still waiting, oldest first, and empties the board.
+    /// Everything still waiting, in the order it would be spoken, and empties the board.
     public func drain() -> [Announcement] {
-        state.withLock { state in
-            var all: [Announcement] = []
-            while let next = state.queue.dequeue() { all.append(next) }
-            return all
-        }
+        state.withLock { $0.queue.removeAll() }
     }
 }

@@ -33,13 +33,14 @@ public final class AnnouncementServer: Sendable {
         player = KeepAlivePlayer(configuration: playerConfiguration) { log($0) }
         speaker = Speaker(
             board: board, synthesizer: synthesizer, output: player, parameters: configuration.speech,
-            maximumSpeechSeconds: configuration.maximumSpeechSeconds, log: log)
-        listener = try Self.makeListener(configuration: configuration, board: board, log: log)
+            maximumSpeechSeconds: configuration.maximumSpeechSeconds, chime: configuration.chime, log: log)
+        listener = try Self.makeListener(configuration: configuration, board: board, output: player, log: log)
     }
 
-    /// The line port: sessions configured from the server's settings, announcements submitted to the board.
+    /// The line port: sessions configured from the server's settings, announcements submitted to the board,
+    /// commands carried out on it.
     private static func makeListener(
-        configuration: ServerConfiguration, board: AnnouncementBoard, log: EventLog
+        configuration: ServerConfiguration, board: AnnouncementBoard, output: any AudioOutput, log: EventLog
     ) throws(SystemError) -> LineListener {
         var limits = LineListener.Limits()
         limits.maximumConnections = configuration.maximumConnections
@@ -51,15 +52,45 @@ public final class AnnouncementServer: Sendable {
             rateLimiter: RateLimiter(perSecond: configuration.linesPerSecondPerPeer, burst: configuration.burstPerPeer),
             rateLimitLoopback: configuration.rateLimitLoopback)
         let access = configuration.access
+        let startedAt = WallClock.monotonicSeconds()
         return try LineListener(
             address: configuration.listen, limits: limits, session: session, ledger: ledger,
             admits: { access.admits($0) },
-            submit: { text, peer, reply in
-                board.submit(text) { outcome in
-                    if case .success(let announcement) = outcome {
-                        log("accepted #\(announcement.id) from \(peer): \(EventLog.quote(text))")
+            submit: { submission, peer, reply in
+                board.submit(submission) { outcome in
+                    let acceptance: AnnouncementBoard.Acceptance
+                    switch outcome {
+                    case .failure(let refusal): return reply(.refused(refusal))
+                    case .success(let accepted): acceptance = accepted
                     }
-                    reply(outcome.map(\.id))
+                    let number = acceptance.number, key = submission.options.clientID
+                    if acceptance.duplicate {
+                        log("duplicate of #\(number) from \(peer) (id \(EventLog.quote(key ?? ""))): not queued again")
+                    } else {
+                        log("accepted #\(number) from \(peer): \(EventLog.quote(submission.text))\(Speaker.describe(submission.options))")
+                    }
+                    reply(.accepted(number: number, duplicate: acceptance.duplicate, watching: submission.wait))
+                    guard submission.wait else { return }
+                    let watching = board.watch(number, clientID: key) { event in
+                        reply(.event(event.line(number: number, clientID: key), final: event.isOutcome))
+                    }
+                    if !watching { reply(.unwatched) }
+                }
+            },
+            perform: { command, peer in
+                switch command {
+                case .status:
+                    return StatusReport.line(
+                        uptimeSeconds: WallClock.monotonicSeconds() - startedAt, output: output.status, board: board.snapshot)
+                case .skip:
+                    return board.skip()
+                case .clear:
+                    return board.clear()
+                case .cancel(let target):
+                    switch board.cancel(target) {
+                    case .success(let reply): return reply
+                    case .failure(let refusal): return LineProtocol.error(refusal)
+                    }
                 }
             },
             log: { log($0) })

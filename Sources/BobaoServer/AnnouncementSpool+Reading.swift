@@ -14,7 +14,7 @@ extension AnnouncementSpool {
         let now = WallClock.bootSeconds()
         let bootID = Self.bootID
         return try readRows().map { row in
-            var announcement = Announcement(id: row.id, text: row.text, acceptedAt: row.acceptedAt)
+            var announcement = Announcement(id: row.id, text: row.text, acceptedAt: row.acceptedAt, options: row.options)
             var left = ttlSeconds
             if let remaining = row.remainingMilliseconds {
                 left = Double(remaining) / 1000
@@ -35,11 +35,13 @@ extension AnnouncementSpool {
         var remainingMilliseconds: Int64?
         var bootID: String?
         var savedBootMilliseconds: Int64?
+        var options: MessageOptions
     }
 
     func readRows() throws(Failure) -> [Row] {
         let query = try prepare("""
-            SELECT id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms FROM announcements ORDER BY id
+            SELECT id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms, \(Self.optionColumnNames)
+            FROM announcements ORDER BY id
             """)
         defer { sqlite3_finalize(query) }
         var rows: [Row] = []
@@ -98,8 +100,9 @@ extension AnnouncementSpool {
                 bootID = value
             default: throw damaged("#\(id) boot_id is not text")
             }
+            let options = try readOptions(query, from: 6) { damaged("#\(id) \($0)") }
             rows.append(Row(id: UInt64(id), text: text, acceptedAt: acceptedAt, remainingMilliseconds: remaining,
-                            bootID: bootID, savedBootMilliseconds: saved))
+                            bootID: bootID, savedBootMilliseconds: saved, options: options))
             previous = id
         }
     }

@@ -35,6 +35,8 @@ public final class AnnouncementSpool: @unchecked Sendable {
     var insert: OpaquePointer?
     var delete: OpaquePointer?
     var updateLastID: OpaquePointer?
+    var rememberKey: OpaquePointer?
+    var settleKey: OpaquePointer?
     /// The database file itself: its `flock` is the one-server lock, its inode is what every commit
     /// checks. Kept open until after `sqlite3_close` (closing any descriptor of the file would drop
     /// SQLite's POSIX locks).
@@ -141,7 +143,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
                 CREATE TABLE IF NOT EXISTS announcements (
                     id INTEGER PRIMARY KEY, text TEXT NOT NULL, accepted_at INTEGER NOT NULL)
                 """)
-            for column in ["remaining_ms INTEGER", "boot_id TEXT", "saved_boot_ms INTEGER"] {
+            for column in ["remaining_ms INTEGER", "boot_id TEXT", "saved_boot_ms INTEGER"] + Self.optionColumns {
                 let name = String(column.prefix { $0 != " " })
                 if try !columnExists(name, in: "announcements") {
                     try execute("ALTER TABLE announcements ADD COLUMN \(column)")
@@ -149,6 +151,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
             }
             try execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
             try execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('last_id', 0)")
+            try createClientKeyTable()
             try execute("COMMIT")
         } catch {
             _ = try? execute("ROLLBACK")
@@ -177,8 +180,11 @@ public final class AnnouncementSpool: @unchecked Sendable {
                 + "(Bobao gives ids below \(Self.largestID)): it is damaged or was tampered with; \(advice)")
         }
         insert = try prepare("""
-            INSERT INTO announcements (id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO announcements (id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms, \(Self.optionColumnNames))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        rememberKey = try prepare("INSERT OR REPLACE INTO client_ids (id, number, accepted_ms, outcome) VALUES (?, ?, ?, NULL)")
+        settleKey = try prepare("UPDATE client_ids SET outcome = ? WHERE id = ? AND number = ?")
         delete = try prepare("DELETE FROM announcements WHERE id = ?")
         updateLastID = try prepare("UPDATE meta SET value = max(value, ?) WHERE key = 'last_id'")
     }
@@ -211,10 +217,12 @@ public final class AnnouncementSpool: @unchecked Sendable {
     }
 
     func finalizeStatements() {
-        for statement in [insert, delete, updateLastID] { sqlite3_finalize(statement) }
+        for statement in [insert, delete, updateLastID, rememberKey, settleKey] { sqlite3_finalize(statement) }
         insert = nil
         delete = nil
         updateLastID = nil
+        rememberKey = nil
+        settleKey = nil
     }
 
     func closeDescriptors() {
@@ -231,11 +239,15 @@ public final class AnnouncementSpool: @unchecked Sendable {
         _ = try commit(storing: [announcement], removing: [])
     }
 
-    /// Stores and removes in one transaction (one fsync of the WAL), then raises the high-water mark
-    /// (one more fsync) before returning. Throws, having changed nothing, if `path` no longer names the
+    /// Stores and removes in one transaction (one fsync of the WAL), recording the outcomes of the removed
+    /// ones that had client keys (`settling`), then raises the high-water mark (one more fsync) before
+    /// returning. Throws, having changed nothing, if `path` no longer names the
     /// file that was opened. Returns a warning when the database committed but the mark could not be
     /// written: the announcements are on disk, only the loss check is weaker.
-    public func commit(storing announcements: [Announcement], removing ids: [UInt64]) throws(Failure) -> String? {
+    public func commit(
+        storing announcements: [Announcement], removing ids: [UInt64],
+        settling keys: [(key: String, number: UInt64, outcome: String)] = []
+    ) throws(Failure) -> String? {
         guard let database, let insert, let delete, let updateLastID else {
             throw Failure(description: "the spool \(path) is closed")
         }
@@ -267,7 +279,9 @@ public final class AnnouncementSpool: @unchecked Sendable {
                 }
                 sqlite3_bind_text(insert, 5, bootID, -1, transient)
                 sqlite3_bind_int64(insert, 6, Self.milliseconds(now))
+                bind(announcement.options, to: insert, at: 7)
                 guard sqlite3_step(insert) == SQLITE_DONE else { throw failure("store #\(announcement.id)") }
+                try rememberKey(announcement)
                 highest = max(highest, announcement.id)
             }
             for id in ids {
@@ -276,6 +290,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
                 sqlite3_bind_int64(delete, 1, key)
                 guard sqlite3_step(delete) == SQLITE_DONE else { throw failure("remove #\(id)") }
             }
+            for settled in keys { try settleKey(settled.key, number: settled.number, outcome: settled.outcome) }
             if highest > 0 {
                 sqlite3_reset(updateLastID)
                 sqlite3_bind_int64(updateLastID, 1, Int64(exactly: highest) ?? 0)

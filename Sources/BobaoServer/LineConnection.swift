@@ -28,6 +28,9 @@ final class Connection {
     var lingerUntil: Double?
     /// Complete lines wait in the session because the replies hit their caps.
     var heldBack = false
+    /// Messages sent with `"wait": true` whose outcome has not been sent yet: the connection stays open (and
+    /// is not idle) until they have all ended.
+    var waits = 0
     var watched: UInt32 = 0
 
     private struct Slot {
@@ -117,7 +120,7 @@ final class CompletionInbox: Sendable {
     struct Completion: Sendable {
         var serial: UInt64
         var ticket: UInt64
-        var outcome: Result<UInt64, LineProtocol.Refusal>
+        var reply: LineListener.SubmitReply
     }
 
     private let pending = Mutex<[Completion]>([])

@@ -26,6 +26,7 @@ public final class LineListener: @unchecked Sendable {
     let sessionConfiguration: LineSession.Configuration
     let admits: (String) -> Bool
     private let submit: Submit
+    private let perform: Perform
     private let log: (String) -> Void
     var ledger: PeerLedger
     var connections: [UInt64: Connection] = [:]
@@ -49,7 +50,8 @@ public final class LineListener: @unchecked Sendable {
     public init(
         address: ListenAddress, limits: Limits = Limits(), session: LineSession.Configuration = .init(),
         ledger: PeerLedger, admits: @escaping (String) -> Bool = { _ in true },
-        submit: @escaping Submit, log: @escaping (String) -> Void = { _ in }
+        submit: @escaping Submit, perform: @escaping Perform = { _, _ in "ERR bad-field cmd commands are not served here\n" },
+        log: @escaping (String) -> Void = { _ in }
     ) throws(SystemError) {
         listenSocket = try ListeningSocket(address)
         boundAddress = listenSocket.boundAddress
@@ -60,6 +62,7 @@ public final class LineListener: @unchecked Sendable {
         self.ledger = ledger
         self.admits = admits
         self.submit = submit
+        self.perform = perform
         self.log = log
         readBuffer = .allocate(byteCount: limits.readBudget, alignment: 8)
         try poll.add(listenSocket.descriptor.rawValue, tag: 0, events: EPOLLIN.rawValue)
@@ -154,12 +157,14 @@ public final class LineListener: @unchecked Sendable {
                 drop(connection)
                 continue
             }
-            if now >= connection.session.deadline, let action = connection.session.tick(now: now, ledger: &ledger) {
+            // A connection waiting for its messages' events is not idle.
+            if connection.waits == 0, now >= connection.session.deadline,
+               let action = connection.session.tick(now: now, ledger: &ledger) {
                 perform(action, on: connection)
                 flush(connection)
             }
             if connections[connection.serial] === connection {
-                sweepNoLaterThan(connection.lingerUntil ?? connection.session.deadline)
+                sweepNoLaterThan(connection.lingerUntil ?? (connection.waits > 0 ? .infinity : connection.session.deadline))
             }
         }
         ledger.flushSummaries(now: now)
@@ -235,12 +240,12 @@ public final class LineListener: @unchecked Sendable {
         switch action {
         case .reply(let text):
             connection.reply(text)
-        case .command:
-            connection.reply("ERR bad-field cmd not implemented yet\n")  // TODO(issue 9)
+        case .command(let command):
+            connection.reply(perform(command, connection.session.peer))
         case .announce(let submission):
             let ticket = connection.reserveReply(), serial = connection.serial, inbox = self.inbox
-            submit(submission.text, connection.session.peer) { outcome in
-                inbox.post(.init(serial: serial, ticket: ticket, outcome: outcome))
+            submit(submission, connection.session.peer) { reply in
+                inbox.post(.init(serial: serial, ticket: ticket, reply: reply))
             }
         case .close(let text):
             if let text { connection.reply(text) }
@@ -252,17 +257,32 @@ public final class LineListener: @unchecked Sendable {
         let now = WallClock.monotonicSeconds()
         for completion in inbox.take() {
             guard let connection = connections[completion.serial] else { continue }  // the client left; still accepted
-            switch completion.outcome {
-            case .success(let id):
-                connection.resolve(completion.ticket, LineProtocol.ok(id: id))
-            case .failure(let refusal):
+            switch completion.reply {
+            case .accepted(let number, let duplicate, let watching):
+                connection.resolve(completion.ticket, duplicate ? LineProtocol.duplicate(id: number) : LineProtocol.ok(id: number))
+                if watching { connection.waits += 1 }
+            case .refused(let refusal):
                 ledger.refused(refusal, what: "a line", peer: connection.session.peer, host: connection.session.host, now: now)
                 connection.resolve(completion.ticket, LineProtocol.error(refusal))
+            case .event(let line, let final):
+                connection.reply(line)
+                if final { endWait(connection, now: now) }
+            case .unwatched:
+                endWait(connection, now: now)
             }
             process(connection)
             flush(connection)
         }
         writeLedgerLog()
+    }
+
+    /// One of the connection's waits is over; with the last, its idle time starts again.
+    private func endWait(_ connection: Connection, now: Double) {
+        connection.waits -= 1
+        if connection.waits == 0 {
+            connection.session.noteActivity(now: now)
+            sweepNoLaterThan(connection.session.deadline)
+        }
     }
 
     /// Sends what it can; then decides what to wait for next, or closes a finished connection.
@@ -281,7 +301,8 @@ public final class LineListener: @unchecked Sendable {
                 lingering += 1
                 sweepNoLaterThan(connection.lingerUntil!)
             }
-            if connection.readClosed && (connection.session.isClosed || connection.session.bufferedByteCount == 0) {
+            if connection.readClosed && connection.waits == 0
+                && (connection.session.isClosed || connection.session.bufferedByteCount == 0) {
                 return drop(connection)
             }
         }

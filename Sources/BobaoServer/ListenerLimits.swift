@@ -17,8 +17,25 @@ extension LineListener {
         public init() {}
     }
 
-    /// Submits an announcement; the closure passed in is called once with its id or refusal, on any thread.
+    /// What a submission's reply closure is told, on any thread: first its answer, then (for a message sent
+    /// with `"wait": true` that was accepted) its events, up to and including its outcome.
+    public enum SubmitReply: Sendable, Equatable {
+        /// `watching`: events follow, the last with `final` (or `.unwatched`).
+        case accepted(number: UInt64, duplicate: Bool, watching: Bool)
+        case refused(LineProtocol.Refusal)
+        /// One event line (JSON, ending in a newline); `final` for the message's outcome.
+        case event(String, final: Bool)
+        /// No events will come after all (a duplicate whose outcome is unknown).
+        case unwatched
+    }
+
+    /// Submits an announcement; the closure passed in is called with its number or refusal, and then with its
+    /// events if it was accepted with `watching`, on any thread, in order.
     public typealias Submit = @Sendable (
-        _ text: String, _ peer: String, _ reply: @escaping @Sendable (Result<UInt64, LineProtocol.Refusal>) -> Void
+        _ submission: Submission, _ peer: String, _ reply: @escaping @Sendable (SubmitReply) -> Void
     ) -> Void
+
+    /// Carries out a command from `peer` and returns its reply (one line, newline included). Called on the
+    /// listener thread: it must not block.
+    public typealias Perform = @Sendable (_ command: ClientCommand, _ peer: String) -> String
 }

@@ -34,6 +34,9 @@ public struct ServerConfiguration: Sendable {
     public var access = AccessPolicy()
     /// The PulseAudio side: sink, buffer sizes, gap, reconnection backoff.
     public var player = PlayerConfiguration()
+    /// The chime an announcement asks for, as samples at the synthesizer's rate (`.serverDefault` and `.on`
+    /// resolved with `--chime`); nil for none.
+    public var chime: @Sendable (ChimeChoice) -> [Int16]? = { _ in nil }
 
     public init() {}
 }

@@ -13,7 +13,8 @@ import Synchronization
 final class SpoolWriter: Sendable {
     enum Work {
         case store(Announcement, @Sendable (AnnouncementSpool.Failure?) -> Void)
-        case remove(UInt64, @Sendable (AnnouncementSpool.Failure?) -> Void)
+        /// Removes a spoken (or otherwise ended) announcement; `settling` records the outcome of its client key.
+        case remove(UInt64, settling: (key: String, outcome: String)?, @Sendable (AnnouncementSpool.Failure?) -> Void)
         case barrier(DispatchSemaphore)
     }
 
@@ -85,17 +86,20 @@ final class SpoolWriter: Sendable {
     private func commit(_ batch: [Work]) -> Bool {
         var stores: [Announcement] = []
         var removals: [UInt64] = []
+        var settled: [(key: String, number: UInt64, outcome: String)] = []
         for work in batch {
             switch work {
             case .store(let announcement, _): stores.append(announcement)
-            case .remove(let id, _): removals.append(id)
+            case .remove(let id, let settling, _):
+                removals.append(id)
+                if let settling { settled.append((settling.key, id, settling.outcome)) }
             case .barrier: break
             }
         }
         var failure: AnnouncementSpool.Failure? = nil
         if !stores.isEmpty || !removals.isEmpty {
             do {
-                if let warning = try spool.commit(storing: stores, removing: removals) { log("SPOOL WARNING: \(warning)") }
+                if let warning = try spool.commit(storing: stores, removing: removals, settling: settled) { log("SPOOL WARNING: \(warning)") }
             } catch {
                 failure = error
             }
@@ -103,7 +107,7 @@ final class SpoolWriter: Sendable {
         }
         for work in batch {
             switch work {
-            case .store(_, let completion), .remove(_, let completion): completion(failure)
+            case .store(_, let completion), .remove(_, _, let completion): completion(failure)
             case .barrier(let done): done.signal()
             }
         }

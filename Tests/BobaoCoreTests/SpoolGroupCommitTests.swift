@@ -24,9 +24,9 @@ import Testing
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for line in 0..<perThread {
-                board.submit("线程\(thread)第\(line)条") { result in
+                board.submit(Submission(text: "线程\(thread)第\(line)条")) { result in
                     switch result {
-                    case .success(let announcement): answered.withLock { $0.append(announcement.id) }
+                    case .success(let announcement): answered.withLock { $0.append(announcement.number) }
                     case .failure: refused.add(1, ordering: .relaxed)
                     }
                     done.signal()
@@ -45,7 +45,7 @@ import Testing
         for _ in 0..<total { taken.append(board.take()!.id) }
         #expect(taken == ids)
         // Removals go through the writer too, without waiting; on disk after `sync`.
-        for id in taken.prefix(10) { try board.finished(Announcement(id: id, text: "x")) }
+        for id in taken.prefix(10) { board.finished(Announcement(id: id, text: "x")) }
         board.sync()
         #expect(try spool.all().count == total - 10)
         board.close()
@@ -59,10 +59,10 @@ import Testing
     @Test func capacityCountsSubmissionsStillBeingWritten() throws {
         let spool = try AnnouncementSpool(path: folder + "/capacity.db")
         let board = try AnnouncementBoard(capacity: 5, ttlSeconds: 60, spool: spool)
-        let results = Mutex<[Result<Announcement, LineProtocol.Refusal>]>([])
+        let results = Mutex<[Result<AnnouncementBoard.Acceptance, LineProtocol.Refusal>]>([])
         let done = DispatchSemaphore(value: 0)
         for index in 0..<8 {
-            board.submit("第\(index)条") { result in
+            board.submit(Submission(text: "第\(index)条")) { result in
                 results.withLock { $0.append(result) }
                 done.signal()
             }
@@ -84,18 +84,18 @@ import Testing
         let board = try AnnouncementBoard(capacity: 500, ttlSeconds: 60, spool: spool)
         let answered = Atomic<Int>(0)
         for index in 0..<200 {
-            board.submit("第\(index)条") { _ in answered.add(1, ordering: .relaxed) }
+            board.submit(Submission(text: "第\(index)条")) { _ in answered.add(1, ordering: .relaxed) }
         }
         board.close()
         #expect(answered.load(ordering: .relaxed) == 200, "every completion ran before close returned")
         #expect(board.drain().map(\.id) == Array(1...200))
-        board.submit("晚了") { result in
+        board.submit(Submission(text: "晚了")) { result in
             #expect(result == .failure(.shuttingDown))
             answered.add(1, ordering: .relaxed)
         }
         #expect(answered.load(ordering: .relaxed) == 201)
         // Removals still work after close (the speaker finishes the announcement being spoken).
-        try board.finished(Announcement(id: 1, text: "第0条"))
+        board.finished(Announcement(id: 1, text: "第0条"))
         board.sync()
         #expect(try spool.all().count == 199)
         spool.close()
@@ -108,8 +108,8 @@ import Testing
             let board = try AnnouncementBoard(capacity: 10, spool: spool)
             #expect(try board.submit("一").get().id == 1)
             #expect(try board.submit("二").get().id == 2)
-            try board.finished(board.take()!)
-            try board.finished(board.take()!)
+            board.finished(board.take()!)
+            board.finished(board.take()!)
             board.close()
             board.sync()
             spool.close()
@@ -182,7 +182,7 @@ import Testing
     @Test func withoutASpoolTheCompletionRunsAtOnce() throws {
         let board = try AnnouncementBoard(capacity: 2)
         let answered = Mutex<UInt64?>(nil)
-        board.submit("好") { result in answered.withLock { $0 = try? result.get().id } }
+        board.submit(Submission(text: "好")) { result in answered.withLock { $0 = try? result.get().number } }
         #expect(answered.withLock { $0 } == 1)
     }
 }

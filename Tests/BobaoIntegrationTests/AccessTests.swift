@@ -69,7 +69,7 @@ extension SoundSuites {
             let listener = try LineListener(
                 address: ListenAddress(host: "127.0.0.1", port: 0),
                 ledger: PeerLedger(rateLimiter: RateLimiter(perSecond: 0, burst: 1)), admits: { _ in false },
-                submit: { _, _, reply in reply(.success(1)) })
+                submit: { _, _, reply in reply(.accepted(number: 1, duplicate: false, watching: false)) })
             listener.start()
             defer { listener.stop() }
             let port = try #require(UInt16(listener.boundAddress.split(separator: ":").last!))

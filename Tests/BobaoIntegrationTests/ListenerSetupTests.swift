@@ -13,7 +13,7 @@ struct ListenerSetupTests {
         try LineListener(
             address: ListenAddress(host: "127.0.0.1", port: port),
             ledger: PeerLedger(rateLimiter: RateLimiter(perSecond: 0, burst: 1)),
-            submit: { _, _, reply in reply(.success(1)) })
+            submit: { _, _, reply in reply(.accepted(number: 1, duplicate: false, watching: false)) })
     }
 
     @Test func setUpThatFailsHalfWayLeaksNoDescriptor() throws {
