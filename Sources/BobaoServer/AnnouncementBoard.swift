@@ -21,6 +21,11 @@ public final class AnnouncementBoard: Sendable {
     public struct Acceptance: Sendable, Equatable {
         public var number: UInt64
         public var duplicate: Bool
+
+        public init(number: UInt64, duplicate: Bool) {
+            self.number = number
+            self.duplicate = duplicate
+        }
     }
 
     /// Why the speaker should stop the announcement it is speaking.
@@ -297,7 +302,8 @@ public final class AnnouncementBoard: Sendable {
         let (removed, speaking) = state.withLock { state -> ([Announcement], (UInt64, @Sendable (UInt64, Interruption) -> Void)?) in
             var removed = state.queue.remove { $0.options.clientID == key }
             if removed.isEmpty, let number { removed = state.queue.remove { $0.id == number && $0.options.clientID == nil } }
-            guard removed.isEmpty, let current = state.speaking, !state.speakingInterrupted,
+            // Asked even when already interrupted: a cancellation overrides a cut-in (not said again).
+            guard removed.isEmpty, let current = state.speaking,
                   current.options.clientID == key || (current.options.clientID == nil && current.id == number),
                   let interrupter = state.interrupter else { return (removed, nil) }
             state.speakingInterrupted = true

@@ -77,9 +77,10 @@ public final class Speaker: Sendable {
     /// drops what it holds of it, so it falls silent at once. Any thread.
     private func interrupt(_ number: UInt64, _ why: AnnouncementBoard.Interruption) {
         let utterance = current.withLock { current -> Utterance?? in
-            guard current.announcement?.id == number, current.interruption == nil else { return nil }
-            current.interruption = why
-            return .some(current.utterance)
+            guard current.announcement?.id == number else { return nil }
+            let first = current.interruption == nil
+            if first || why != .cutIn { current.interruption = why }  // a cancellation overrides a cut-in
+            return first ? .some(current.utterance) : nil
         }
         guard let utterance else { return }
         synthesizer.cancel()
