@@ -83,7 +83,9 @@ extension SoundSuites {
             #expect(stop < 0.05 + slack, "the tone stopped \(stop) s after the cut")
             let gap = nextTone[0].start - cutTone[0].end
             #expect(gap < 0.1, "the next utterance began \(gap) s after the cut one stopped")
-            print("cut: ran \(ranBeforeCut) s, heard \(cutTone[0].duration) s, stop \(stop) s after the cut, gap \(gap) s")
+            func ms(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+            print("cut: ran \(ms(ranBeforeCut)) ms, heard \(ms(cutTone[0].duration)) ms, "
+                + "silent \(ms(stop)) ms after the cut, next one \(ms(gap)) ms later")
         }
 
         @Test func waitingForAMissingSoundServerEndsAtTheDeadline() {
