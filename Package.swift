@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "BobaoSpeechTests", dependencies: ["BobaoSpeech", "BobaoCore", "BobaoTestSupport"]),
         .testTarget(
             name: "BobaoIntegrationTests",
-            dependencies: ["BobaoCore", "BobaoSpeech", "BobaoServer", "BobaoTestSupport", "bobao"]
+            dependencies: ["BobaoCore", "BobaoSpeech", "BobaoAudio", "BobaoServer", "BobaoTestSupport", "bobao"]
         ),
     ],
     swiftLanguageModes: [.v6]

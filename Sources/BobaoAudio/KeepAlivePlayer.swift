@@ -12,7 +12,8 @@ import Glibc
 ///
 /// If the sound server is missing or goes away, the player logs it and reconnects with a capped backoff
 /// (the first failures one by one, then summaries, then one line when it is back); an utterance that was
-/// cut reports `false` so the caller can say it again.
+/// cut reports `false` so the caller can say it again. `cut` drops an utterance on purpose, from any thread
+/// (see KeepAlivePlayer+Cutting.swift).
 public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     // Everything below `mainloop` is guarded by the threaded main loop's lock; C callbacks run with it held.
     let configuration: PlayerConfiguration
@@ -41,6 +42,17 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     /// The timer that marks the current utterance played out; cancelled when the utterance is cut, so it
     /// can never fire for a later one.
     var playedOutTimer: OpaquePointer?
+    /// The timing query `endUtterance` sent, until it answers; cancelled when the utterance is cut, so its
+    /// answer can never end a later one.
+    var timingUpdate: OpaquePointer?
+    /// The latest utterance's serial: `beginUtterance` counts up, so a `cut` meant for an earlier one misses.
+    var serial = 0
+    /// Whether the latest utterance was cut by `cut`: its writes, end and wait all give up.
+    var currentCut = false
+    /// Set by `cut`: the next utterance starts at once, without the `--gap`.
+    var skipNextGap = false
+    /// The last connection or stream failure, as logged, for `status`.
+    var lastError: String?
 
     enum Mode {
         /// The write callback feeds silence.
@@ -95,6 +107,41 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         return streamReady && !stopping
     }
 
+    /// Blocks until the stream is open, the player stops, or `deadline` (CLOCK_MONOTONIC seconds, as
+    /// `WallClock.monotonicSeconds()`) passes. Returns whether it is open.
+    ///
+    /// A one-shot main-loop timer wakes the wait at the deadline. The main loop API takes a wall-clock time,
+    /// which it turns into its own monotonic time when the timer is armed, so the wall clock's later jumps
+    /// do not move it; a wake-up before the deadline (another waiter's timer, a state change) re-arms it.
+    public func waitUntilReady(until deadline: Double) -> Bool {
+        lock()
+        defer { unlock() }
+        let api = pa_threaded_mainloop_get_api(mainloop)!
+        var timer: OpaquePointer?
+        defer { if let timer { api.pointee.time_free(timer) } }
+        while !streamReady && !stopping {
+            let remaining = deadline - Self.monotonicSeconds()
+            guard remaining > 0 else { break }
+            var when = timeval()
+            pa_timeval_add(pa_gettimeofday(&when), pa_usec_t(remaining * 1_000_000) + 1)
+            if let timer {
+                api.pointee.time_restart(timer, &when)
+            } else {
+                timer = api.pointee.time_new(api, &when, onWaitDeadline, UnsafeMutableRawPointer(mainloop))
+                guard timer != nil else { break }
+            }
+            wait()
+        }
+        return streamReady && !stopping
+    }
+
+    /// CLOCK_MONOTONIC in seconds, the clock of `waitUntilReady(until:)`'s deadline.
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     /// Blocks until the stream is open, then drops the silence queued in it and starts an utterance.
     /// Returns nil if the player is stopping.
     public func beginUtterance() -> Utterance? {
@@ -103,6 +150,9 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         while !streamReady && !stopping { wait() }
         guard let stream, !stopping else { return nil }
         cancelPlayedOutTimer()
+        cancelTimingUpdate()
+        serial += 1
+        currentCut = false
         mode = .speech
         trimming = true
         utterancePlayed = false
@@ -110,14 +160,20 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         utteranceBytes = 0
         // Drop the queued silence: the server rewinds the sink and the speech written next plays at once.
         if let operation = pa_stream_flush(stream, nil, nil) { pa_operation_unref(operation) }
-        // Keep the configured gap after the previous announcement.
+        // Keep the configured gap after the previous announcement, unless that one was cut to make way.
         let sinceLast = Int((pa_rtclock_now() - lastUtteranceEnd) / 1000)
-        if sinceLast < configuration.gapMilliseconds {
+        if sinceLast < configuration.gapMilliseconds && !skipNextGap {
             let bytes = configuration.bytes(milliseconds: configuration.gapMilliseconds - sinceLast)
             writeSilence(stream, bytes: bytes)
             utteranceBytes += bytes
         }
-        return Utterance(session: generation)
+        skipNextGap = false
+        return Utterance(session: generation, serial: serial)
+    }
+
+    /// Whether `utterance` is the latest one and still going: neither cut nor lost with its stream.
+    func isLive(_ utterance: Utterance) -> Bool {
+        utterance.serial == serial && utterance.session == generation && !currentCut
     }
 
     func cancelPlayedOutTimer() {
@@ -126,8 +182,8 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         self.playedOutTimer = nil
     }
 
-    /// Writes speech samples, waiting while the stream's buffer is full. Returns false if the stream was
-    /// lost, which cuts the utterance.
+    /// Writes speech samples, waiting while the stream's buffer is full. Returns false if the utterance was
+    /// cut, or the stream was lost, which cuts it too.
     @discardableResult
     public func write(_ samples: UnsafeBufferPointer<Int16>, for utterance: Utterance) -> Bool {
         lock()
@@ -138,11 +194,11 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
             while start < samples.count && abs(Int(samples[start])) < Int(threshold) { start += 1 }
             if start < samples.count { trimming = false }
         }
-        guard let base = samples.baseAddress, start < samples.count else { return utterance.session == generation }
+        guard let base = samples.baseAddress, start < samples.count else { return isLive(utterance) }
         var source = UnsafeRawPointer(base + start)
         var remaining = (samples.count - start) * 2
         while remaining > 0 {
-            guard utterance.session == generation, let stream, streamReady else { return false }
+            guard isLive(utterance), let stream, streamReady else { return false }
             var size = pa_stream_writable_size(stream)  // (size_t)-1, read as -1, on error
             if size < 0 { return false }
             if size == 0 {
@@ -164,27 +220,49 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     }
 
     /// The synthesizer reported the end of the message: resume the silence behind the speech, and learn
-    /// from the server when the last sample will have been heard.
+    /// from the server when the last sample will have been heard. Does nothing for a cut utterance.
     public func endUtterance(_ utterance: Utterance) {
         lock()
         defer { unlock() }
-        guard utterance.session == generation, let stream, streamReady else { return }
+        guard isLive(utterance), mode == .speech, let stream, streamReady else { return }
         mode = .ending
-        if let operation = pa_stream_update_timing_info(stream, onTimingUpdated, userdata) {
-            pa_operation_unref(operation)
-        } else {
-            finishEnding(latency: 0)
-        }
+        timingUpdate = pa_stream_update_timing_info(stream, onTimingUpdated, userdata)
+        if timingUpdate == nil { finishEnding(latency: 0) }
     }
 
-    /// Waits until the utterance has been played out. Returns false if the stream was lost first (the
-    /// utterance was cut and should be said again) or the player stopped. Once played out, it stays played
-    /// out, whatever happens to the stream afterwards.
+    /// Waits until the utterance has been played out. Returns false if it was cut first (by `cut`, or by
+    /// the loss of the stream: then it should be said again) or the player stopped. Once played out, it
+    /// stays played out, whatever happens to the stream afterwards. Only the latest utterance is tracked:
+    /// asking about an earlier one answers false.
     public func waitUntilPlayed(_ utterance: Utterance) -> Bool {
         lock()
         defer { unlock() }
-        while !utterancePlayed && utterance.session == generation && !stopping { wait() }
-        return utterancePlayed
+        while !utterancePlayed && isLive(utterance) && !stopping { wait() }
+        return utterancePlayed && utterance.serial == serial
+    }
+
+    /// The stream's state, the sink it plays to (the configured one while there is no stream) and the last
+    /// failure. Callable from any thread, a main-loop callback's included.
+    public var status: OutputStatus {
+        withLoopLock {
+            if stopping {
+                return OutputStatus(state: "stopped", sink: configuration.sinkName, lastError: lastError)
+            }
+            if streamReady, let stream, let device = pa_stream_get_device_name(stream) {
+                return OutputStatus(state: "playing", sink: String(cString: device), lastError: lastError)
+            }
+            return OutputStatus(
+                state: streamReady ? "playing" : "connecting", sink: configuration.sinkName, lastError: lastError)
+        }
+    }
+
+    /// Runs `body` with the main loop lock held: taken here, or already held when this is the main loop's
+    /// own thread (a callback), where taking it again would abort.
+    func withLoopLock<T>(_ body: () -> T) -> T {
+        if pa_threaded_mainloop_in_thread(mainloop) != 0 { return body() }
+        lock()
+        defer { unlock() }
+        return body()
     }
 
     /// Whether the player is shutting down (so a cut utterance was cut by the shutdown).
@@ -197,6 +275,10 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     /// Called on the main loop with fresh timing: the speech ends `latency` from now, and never before
     /// everything written for it has had time to play.
     func finishEnding(latency: UInt64) {
+        if let timingUpdate {
+            pa_operation_unref(timingUpdate)  // answered: libpulse is done with it
+            self.timingUpdate = nil
+        }
         guard mode == .ending, let stream else { return }
         mode = .silence
         let size = pa_stream_writable_size(stream)
@@ -229,11 +311,6 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         }
     }
 
-    // TODO(issue 9): real implementations.
-    public func waitUntilReady(until deadline: Double) -> Bool { waitUntilReady() }
-    public func cut(_ utterance: Utterance) {}
-    public var status: OutputStatus { OutputStatus(state: isReady ? "playing" : "connecting") }
-
     // MARK: Stopping
 
     /// Closes the stream and the connection and stops the main loop. Speech being written is cut.
@@ -246,4 +323,11 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         unlock()
         pa_threaded_mainloop_stop(mainloop)
     }
+}
+
+/// `waitUntilReady(until:)`'s timer: wakes the waiters (the user data is the threaded main loop).
+let onWaitDeadline: @convention(c) (
+    UnsafeMutablePointer<pa_mainloop_api>?, OpaquePointer?, UnsafePointer<timeval>?, UnsafeMutableRawPointer?
+) -> Void = { _, _, _, userdata in
+    pa_threaded_mainloop_signal(OpaquePointer(userdata), 0)
 }

@@ -109,6 +109,7 @@ extension KeepAlivePlayer {
     /// (even inside pa_context_connect), where freeing them is not allowed.
     func connectionLost(reason: String) {
         cancelPlayedOutTimer()
+        cancelTimingUpdate()
         streamReady = false
         mode = .silence
         guard reconnectTimer == nil else { return }  // already lost; the stream's failure follows the context's
@@ -119,6 +120,7 @@ extension KeepAlivePlayer {
 
     func tearDownConnection() {
         cancelPlayedOutTimer()
+        cancelTimingUpdate()
         streamReady = false
         if let stream {
             pa_stream_set_state_callback(stream, nil, nil)
@@ -145,6 +147,7 @@ extension KeepAlivePlayer {
     func scheduleReconnect(reason: String) {
         guard !stopping else { return }
         let delay = reconnectDelay
+        lastError = reason
         // Logged as it happens at first (the backoff growing), then only in summaries: a sound server or
         // sink that stays away must not write a line every 2 s for days.
         if let line = outage.occurred("\(reason); retrying in \(delay) ms") { log(line) }

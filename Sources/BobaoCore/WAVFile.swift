@@ -33,16 +33,27 @@ public struct WAVFile: Sendable, Equatable {
         return out
     }
 
+    /// Why a file could not be read, in words a log line can carry.
     public enum DecodingError: Error, Equatable, CustomStringConvertible {
         case notRIFFWAVE
         case missingChunk(String)
         case unsupportedFormat(String)
+        /// The file ends before what its header promises.
+        case truncated(String)
+        /// The header contradicts itself or describes no audio.
+        case malformed(String)
+        /// More audio than `decodeMono16` accepts (`maximumDecodedSeconds`).
+        case tooLong(seconds: Double)
 
         public var description: String {
             switch self {
             case .notRIFFWAVE: "not a RIFF/WAVE file"
             case .missingChunk(let id): "no \(id) chunk"
             case .unsupportedFormat(let why): "unsupported format: \(why)"
+            case .truncated(let why): "truncated: \(why)"
+            case .malformed(let why): "malformed: \(why)"
+            case .tooLong(let seconds):
+                "\((seconds * 10).rounded() / 10) s of audio, more than the \(Int(WAVFile.maximumDecodedSeconds)) s allowed"
             }
         }
     }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Loudness and timing measurements of 16-bit mono PCM, for checking what reached the sound server.
 public struct SignalAnalysis: Sendable {
     public let samples: [Int16]
@@ -63,5 +67,49 @@ public struct SignalAnalysis: Sendable {
         let all = segments(threshold: threshold, bridging: .infinity)
         guard let first = all.first, let last = all.last else { return 0 }
         return last.end - first.start
+    }
+
+    // MARK: Tones
+
+    /// The amplitude of `frequency` in `count` samples from `start` (clamped to the recording): a Goertzel
+    /// filter over a Hann window, scaled so that a pure sine of amplitude A at that frequency gives about A.
+    /// Frequencies more than a few bins away (bin = sampleRate / count) give little.
+    public func toneAmplitude(frequency: Double, from start: Int, count: Int) -> Double {
+        let lower = max(0, start), upper = min(samples.count, start + count)
+        guard upper - lower > 1 else { return 0 }
+        let length = upper - lower
+        let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
+        var previous = 0.0, beforePrevious = 0.0, windowSum = 0.0
+        for i in 0..<length {
+            let weight = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(length - 1))
+            windowSum += weight
+            let value = Double(samples[lower + i]) * weight + coefficient * previous - beforePrevious
+            beforePrevious = previous
+            previous = value
+        }
+        let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+        return 2 * max(0, power).squareRoot() / windowSum
+    }
+
+    /// Stretches where `frequency` sounds: `window`-second windows whose `toneAmplitude` reaches `threshold`,
+    /// joined across gaps shorter than `bridging` seconds. Tells a tone from other sound at the same time.
+    public func toneSegments(
+        frequency: Double, threshold: Double, window: Double = 0.01, bridging: Double = 0.015
+    ) -> [Segment] {
+        let size = max(2, Int(window * Double(sampleRate)))
+        var segments: [Segment] = []
+        var index = 0
+        while index + size <= samples.count {
+            if toneAmplitude(frequency: frequency, from: index, count: size) >= threshold {
+                let start = Double(index) / Double(sampleRate), stop = Double(index + size) / Double(sampleRate)
+                if let last = segments.last, start - last.end < bridging {
+                    segments[segments.count - 1].end = stop
+                } else {
+                    segments.append(Segment(start: start, end: stop))
+                }
+            }
+            index += size
+        }
+        return segments
     }
 }

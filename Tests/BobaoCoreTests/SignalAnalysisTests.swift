@@ -32,4 +32,17 @@ struct SignalAnalysisTests {
         #expect(analysis.firstLoudSample() == nil)
         #expect(analysis.peak == 100)
     }
+
+    @Test func measuresAToneAndTellsItFromAnother() {
+        let analysis = SignalAnalysis(silence(seconds: 0.2) + tone(seconds: 0.3) + silence(seconds: 0.2), sampleRate: 22050)
+        let middle = Int(0.25 * 22050), window = 220
+        #expect(abs(analysis.toneAmplitude(frequency: 440, from: middle, count: window) - 8000) < 400)
+        #expect(analysis.toneAmplitude(frequency: 1000, from: middle, count: window) < 200)
+        #expect(analysis.toneAmplitude(frequency: 440, from: 0, count: window) == 0)
+        let segments = analysis.toneSegments(frequency: 440, threshold: 4000)
+        #expect(segments.count == 1)
+        #expect(abs(segments[0].start - 0.2) < 0.011 && abs(segments[0].end - 0.5) < 0.011, "\(segments)")
+        #expect(analysis.toneSegments(frequency: 1000, threshold: 4000).isEmpty)
+    }
 }
+
