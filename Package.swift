@@ -27,12 +27,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        /// cJSON, which reads the protocol's JSON lines.
+        .systemLibrary(
+            name: "CJSON",
+            pkgConfig: "libcjson",
+            providers: [.apt(["libcjson-dev"])]
+        ),
         /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
         .systemLibrary(name: "CLinux"),
 
         // MARK: Bobao's own modules.
-        /// Pure logic with no I/O: WAV encoding, line framing, the announcement queue, replies.
-        .target(name: "BobaoCore"),
+        /// Pure logic with no I/O: WAV encoding, line framing, JSON requests, the announcement queue, replies.
+        .target(name: "BobaoCore", dependencies: ["CJSON"]),
         /// Threads and standard streams without Foundation (which would bring ICU into the server's memory).
         .target(name: "BobaoPlatform", dependencies: ["CPlatformSupport"]),
         /// The GNU thread-naming call, compiled in C with _GNU_SOURCE kept to itself.

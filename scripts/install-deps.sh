@@ -6,6 +6,7 @@ packages=(
     pkg-config
     libespeak-ng-dev espeak-ng-data  # the synthesizer (C API) and its data
     libsqlite3-dev                   # the durable spool
+    libcjson-dev                     # cJSON, for the protocol's JSON lines
     espeak-ng                        # the CLI: reference for tests and benchmarks only
     libpulse-dev                     # the player (libpulse's native protocol)
     pulseaudio pulseaudio-utils      # a sound server and pactl/parec for tests and headless boxes

@@ -1,9 +1,15 @@
-/// Bobao's line protocol: each line of UTF-8 text is an announcement, answered `OK <id>` or
-/// `ERR <code> <reason>`.
+/// Bobao's line protocol: each line of text is an announcement, answered `OK <id>` or `ERR <code> <reason>`.
+/// A line whose first non-blank character is `{` is a JSON object instead: an announcement with options,
+/// or a command (`JSONRequest`).
 public enum LineProtocol {
     /// What a received line asks for.
     public enum Request: Equatable, Sendable {
+        /// A plain line: its text, trimmed.
         case announce(String)
+        /// A JSON announcement with its options.
+        case submission(Submission)
+        /// A JSON command.
+        case command(ClientCommand)
         /// `AUTH <token>`: the client presents the server's token (only as its first line); nil when what
         /// follows `AUTH ` holds control characters and so cannot be a token.
         case auth(String?)
@@ -49,11 +55,32 @@ public enum LineProtocol {
         public static func rateLimited(perSecond: Double) -> Refusal {
             Refusal(code: "rate-limited", reason: "more than \(counted(Int(perSecond), "line", verb: false)) a second from this address")
         }
+        /// A line starting with `{` that is not JSON: `what` says where it breaks.
+        public static func badJSON(_ what: String) -> Refusal { Refusal(code: "bad-json", reason: what) }
+        /// A JSON line with a field that is unknown, of the wrong type, out of range, given twice or missing:
+        /// `ERR bad-field repeat must be a whole number from 1 to 5`.
+        public static func badField(_ name: String, _ why: String) -> Refusal {
+            Refusal(code: "bad-field", reason: "\(name) \(why)")
+        }
+        /// A line that is not valid in the connection's `--encoding` (GBK, GB18030).
+        public static func badEncoding(_ encoding: TextEncoding) -> Refusal {
+            Refusal(code: "bad-encoding", reason: "line is not valid \(encoding.name)")
+        }
+        /// A command's target does not exist; `reason` is one line.
+        public static func notFound(_ reason: String) -> Refusal { Refusal(code: "not-found", reason: reason) }
+        /// `{"cmd": "cancel", "id": …}` found nothing waiting or speaking with that client key or number.
+        public static func notFound(id: String) -> Refusal {
+            notFound("nothing waiting or speaking has id \(JSONText.quote(id))")
+        }
     }
 
-    /// Parses one line (terminator already removed).
-    public static func parse(_ bytes: [UInt8]) -> Request {
-        guard let text = String(validating: bytes, as: UTF8.self) else { return .invalid(.badUTF8) }
+    /// Parses one line (terminator already removed) sent in `encoding`; `rules` are what JSON lines are
+    /// checked against.
+    public static func parse(_ bytes: [UInt8], encoding: TextEncoding = .utf8, rules: MessageRules = MessageRules())
+        -> Request
+    {
+        guard let converted = encoding.utf8(from: bytes) else { return .invalid(.badEncoding(encoding)) }
+        guard let text = String(validating: converted, as: UTF8.self) else { return .invalid(.badUTF8) }
         let trimmed = text.trimmingWhitespace()
         if trimmed.isEmpty { return .blank }
         // Tabs are allowed inside a line; other C0 and C1 controls and DEL are not text to speak. Checked
@@ -62,6 +89,10 @@ public enum LineProtocol {
             return trimmed.hasPrefix("AUTH ") ? .auth(nil) : .invalid(.controlCharacters)
         }
         if trimmed.hasPrefix("AUTH ") { return .auth(String(trimmed.dropFirst(5)).trimmingWhitespace()) }
+        if trimmed.hasPrefix("{") {
+            let leading = text.unicodeScalars.prefix { $0.properties.isWhitespace }.count
+            return JSONRequest.parse(trimmed, leadingCharacters: leading, rules: rules)
+        }
         return .announce(trimmed)
     }
 

@@ -1,7 +1,8 @@
 /// One client connection of the line protocol, without the socket: fed bytes and the time, it says what to
-/// do — reply, submit an announcement, close. It owns framing, the auth state (with a deadline fixed when
-/// the connection was accepted), idleness, the rate limit (through the shared `PeerLedger`), refusal
-/// logging and detection of other protocols. The listener only moves bytes.
+/// do — reply, submit an announcement, carry out a command, close. It owns framing, the connection's
+/// encoding, the auth state (with a deadline fixed when the connection was accepted), idleness, the rate
+/// limit (through the shared `PeerLedger`), refusal logging and detection of other protocols. The listener
+/// only moves bytes.
 ///
 /// `next` hands out one action at a time, so the listener can stop between lines as soon as a client's
 /// unsent replies pass their cap, and go on when it has read them.
@@ -16,6 +17,10 @@ public struct LineSession: Sendable {
         public var idleTimeoutSeconds = 60.0
         /// Said in the body of the HTTP refusal (where the HTTP port is, once there is one).
         public var httpHint: String?
+        /// What lines arrive in (`--encoding`); AUTH, plain and JSON lines alike are converted to UTF-8 first.
+        public var encoding = TextEncoding.utf8
+        /// The voices and chimes JSON announcements may name.
+        public var messageRules = MessageRules()
 
         public init() {}
     }
@@ -161,7 +166,7 @@ public struct LineSession: Sendable {
             blankLines += 1
             return nil
         }
-        let request = LineProtocol.parse(bytes)
+        let request = LineProtocol.parse(bytes, encoding: configuration.encoding, rules: configuration.messageRules)
         if case .blank = request {
             blankLines += 1
             return nil
@@ -183,11 +188,20 @@ public struct LineSession: Sendable {
         case .invalid(let refusal):
             return refuse(refusal, now: now, ledger: &ledger)
         case .announce(let text):
-            guard ledger.allowLine(from: host, isLoopback: isLoopback, now: now) else {
-                return refuse(.rateLimited(perSecond: ledger.rateLimiter.perSecond), now: now, ledger: &ledger)
-            }
-            return .announce(Submission(text: text))
+            return admit(.announce(Submission(text: text)), now: now, ledger: &ledger)
+        case .submission(let submission):
+            return admit(.announce(submission), now: now, ledger: &ledger)
+        case .command(let command):
+            return admit(.command(command), now: now, ledger: &ledger)
         }
+    }
+
+    /// `action` if the line is within the client's rate, else the refusal.
+    private func admit(_ action: Action, now: Double, ledger: inout PeerLedger) -> Action {
+        guard ledger.allowLine(from: host, isLoopback: isLoopback, now: now) else {
+            return refuse(.rateLimited(perSecond: ledger.rateLimiter.perSecond), now: now, ledger: &ledger)
+        }
+        return action
     }
 
     private mutating func authenticate(_ presented: String?, now: Double, ledger: inout PeerLedger) -> Action {

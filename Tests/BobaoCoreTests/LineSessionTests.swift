@@ -10,10 +10,13 @@ struct LineSessionTests {
 
         init(
             token: String? = nil, loopback: Bool = true, rate: Double = 0, burst: Double = 1,
-            rateLimitLoopback: Bool = false, maximumLineBytes: Int = 32
+            rateLimitLoopback: Bool = false, maximumLineBytes: Int = 32, encoding: TextEncoding = .utf8,
+            rules: MessageRules = MessageRules()
         ) {
             var configuration = LineSession.Configuration()
             configuration.token = token
+            configuration.encoding = encoding
+            configuration.messageRules = rules
             configuration.maximumLineBytes = maximumLineBytes
             configuration.authenticationSeconds = 5
             configuration.idleTimeoutSeconds = 60
