@@ -97,7 +97,9 @@ extension JSONRequest {
         -> String
     {
         if let known {
-            guard known.contains(name) else {
+            // A voice may carry an eSpeak NG variant: `en+f3` is `en` with the `f3` variant.
+            let base = field == "voice" ? String(name.prefix { $0 != "+" }) : name
+            guard known.contains(name) || (known.contains(base) && MessageRules.isPlausibleName(name)) else {
                 let names = known.sorted()
                 var have = names.prefix(12).map { shown($0) }.joined(separator: ", ")
                 if names.count > 12 { have += ", and \(names.count - 12) more" }

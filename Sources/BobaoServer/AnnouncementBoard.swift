@@ -297,7 +297,7 @@ public final class AnnouncementBoard: Sendable {
             let skipped = interruptSpeaking(reason: "cancelled by a client (cancel all)")
             return .success("OK cancelled \(cleared + (skipped == nil ? 0 : 1))\n")
         }
-        guard case .id(let key) = target else { return .failure(.init(code: "bad-field", reason: "id missing")) }
+        guard case .id(let key) = target else { return .failure(.badField("id", "missing")) }
         let number = UInt64(key)
         let (removed, speaking) = state.withLock { state -> ([Announcement], (UInt64, @Sendable (UInt64, Interruption) -> Void)?) in
             var removed = state.queue.remove { $0.options.clientID == key }
@@ -316,8 +316,7 @@ public final class AnnouncementBoard: Sendable {
             return .success("OK cancelled #\(number)\n")
         }
         guard !removed.isEmpty else {
-            return .failure(LineProtocol.Refusal(
-                code: "not-found", reason: "no waiting or speaking announcement has the id \(JSONText.quote(key))"))
+            return .failure(.notFound(id: key))
         }
         for announcement in removed {
             log("cancelled #\(announcement.id) \(EventLog.quote(announcement.text)) (\(reason)); not spoken")

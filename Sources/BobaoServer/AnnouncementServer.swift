@@ -48,6 +48,8 @@ public final class AnnouncementServer: Sendable {
         session.maximumLineBytes = configuration.maximumLineBytes
         session.token = configuration.access.token
         session.idleTimeoutSeconds = configuration.idleTimeoutSeconds
+        session.encoding = configuration.encoding
+        session.messageRules = configuration.messageRules
         let ledger = PeerLedger(
             rateLimiter: RateLimiter(perSecond: configuration.linesPerSecondPerPeer, burst: configuration.burstPerPeer),
             rateLimitLoopback: configuration.rateLimitLoopback)

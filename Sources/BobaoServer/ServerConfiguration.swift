@@ -37,6 +37,10 @@ public struct ServerConfiguration: Sendable {
     /// The chime an announcement asks for, as samples at the synthesizer's rate (`.serverDefault` and `.on`
     /// resolved with `--chime`); nil for none.
     public var chime: @Sendable (ChimeChoice) -> [Int16]? = { _ in nil }
+    /// What the voice and chime a JSON message names must be (nil sets: any plausible name).
+    public var messageRules = MessageRules()
+    /// The encoding clients send in (`--encoding`); lines are converted to UTF-8 before anything else.
+    public var encoding = TextEncoding.utf8
 
     public init() {}
 }

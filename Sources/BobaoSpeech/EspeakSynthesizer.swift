@@ -112,6 +112,13 @@ public final class EspeakSynthesizer: Synthesizer {
 
     nonisolated(unsafe) private var shortCopies: [String: String] = [:]
 
+    /// Every voice name a message may ask for: the project's voices, then every name eSpeak NG's built-in
+    /// voices answer to (identifiers, their last part, language codes); a `+variant` may follow any of them.
+    public func knownVoiceNames() -> Set<String> {
+        let builtIn = (try? thread.run { [self] in builtInNames }) ?? []
+        return builtIn.union(voices.projectVoiceNames())
+    }
+
     /// eSpeak's built-in voices: identifier and the first of its languages.
     public func builtInVoices() -> [(identifier: String, language: String)] {
         ((try? thread.run { listBuiltInVoices() }) ?? []).map { ($0.identifier, $0.languages.first ?? "") }

@@ -12,6 +12,7 @@ enum ServeCommand {
                            [--max-connections N] [--idle-timeout SECONDS] [--line-rate LINES/S] [--line-burst LINES]
                            [--token SECRET] [--allow CIDR[,CIDR…]] [--spool PATH | --no-spool] [--ttl SECONDS]
                            [--shutdown-timeout SECONDS] [--max-speech SECONDS] [--rate-limit-loopback]
+                           [--chime NAME|off] [--encoding utf-8|gbk|gb18030]
           --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
           --sink     PulseAudio sink to play on (default: the sound server's default sink)
           --queue    announcements that may wait before lines are refused (default 256)
@@ -34,6 +35,10 @@ enum ServeCommand {
           --line-rate, --line-burst  lines a second per client address after a burst (default 20 after 40;
                              a rate of 0 turns the limit off)
           --rate-limit-loopback      apply --line-rate to loopback clients too (default: they are not limited)
+          --chime    play this chime before every announcement that doesn't say otherwise: the built-in
+                     ding, or voices/chimes/NAME.wav (default off; a message's "chime": true plays ding)
+          --encoding what clients send: utf-8 (default), or gbk / gb18030 as Chinese Windows POS software
+                     often does; each line is converted, and bytes that don't decode get ERR bad-encoding
         """
 
     static func run(_ arguments: [String]) throws {
@@ -47,7 +52,7 @@ enum ServeCommand {
             arguments, valued: Arguments.speechOptions.union([
                 "listen", "sink", "queue", "max-line", "gap", "media-role", "max-connections", "idle-timeout",
                 "line-rate", "line-burst", "token", "allow",
-                "spool", "ttl", "shutdown-timeout", "max-speech",
+                "spool", "ttl", "shutdown-timeout", "max-speech", "chime", "encoding",
             ]),
             switches: ["help", "no-spool", "rate-limit-loopback"])
         if args.flag("help") { print(usage); return }
@@ -106,6 +111,12 @@ enum ServeCommand {
             throw CommandError.usage("--spool and --no-spool contradict each other")
         }
         if let gap = try args.int("gap", in: 0...10_000, "ms") { configuration.player.gapMilliseconds = gap }
+        if let name = args.string("encoding") {
+            guard let encoding = TextEncoding(name: name) else {
+                throw CommandError.usage("--encoding: unknown encoding '\(name)' (\(TextEncoding.names))")
+            }
+            configuration.encoding = encoding
+        }
 
         let log = EventLog()
         let synthesizer = try EspeakSynthesizer.shared()
@@ -113,6 +124,7 @@ enum ServeCommand {
         do { _ = try synthesizer.phonemes(of: "好", voice: configuration.speech.voice) } catch {
             throw CommandError.usage("--voice: \(error)")
         }
+        try configureMessages(&configuration, args: args, synthesizer: synthesizer, log: log)
         // Thousands of clients need descriptors: raise the soft limit to the hard one, here and not in the
         // listener (a process-wide change belongs to the program), and say when the limit is tight. Accepting
         // backs off rather than spinning if descriptors run out anyway.
@@ -149,6 +161,33 @@ enum ServeCommand {
         StopSignals.forceExitOnSecondSignal(log: log, spooled: configuration.spoolPath != nil)
         server.shutdown(timeout: configuration.shutdownTimeoutSeconds)
         log("stopped")
+    }
+
+    /// The voices and chimes a message may name, and `--chime`: the built-in `ding` and the WAVs of
+    /// `voices/chimes/`, loaded once.
+    static func configureMessages(
+        _ configuration: inout ServerConfiguration, args: Arguments, synthesizer: EspeakSynthesizer, log: EventLog
+    ) throws {
+        let chimes = ChimeLibrary(
+            directory: synthesizer.voices.directory.map { $0 + "/chimes" }, sampleRate: synthesizer.sampleRate,
+            log: { log($0) })
+        var fallback: String? = nil
+        if let name = args.string("chime"), name != "off" {
+            guard chimes.names.contains(name) else {
+                throw CommandError.usage("--chime: no chime named '\(name)' (have: \(chimes.names.joined(separator: ", ")); or off)")
+            }
+            fallback = name
+        }
+        let serverChime = fallback
+        configuration.chime = { choice in
+            switch choice {
+            case .off: nil
+            case .serverDefault: serverChime.flatMap { chimes.samples(named: $0) }
+            case .on: chimes.samples(named: serverChime ?? ChimeTone.builtInName)
+            case .named(let name): chimes.samples(named: name)
+            }
+        }
+        configuration.messageRules = MessageRules(voices: synthesizer.knownVoiceNames(), chimes: Set(chimes.names))
     }
 
     /// `$XDG_STATE_HOME/bobao/spool.db`; `/var/lib/bobao/spool.db` for root under systemd; else
