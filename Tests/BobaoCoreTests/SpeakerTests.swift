@@ -22,13 +22,14 @@ struct SpeakerTests {
 
         init(
             maximumSpeechSeconds: Double = 60, spool: AnnouncementSpool? = nil,
-            synthesizer: FakeSynthesizer = FakeSynthesizer()
+            synthesizer: FakeSynthesizer = FakeSynthesizer(),
+            chime: @escaping @Sendable (ChimeChoice) -> [Int16]? = { _ in nil }
         ) throws {
             board = try AnnouncementBoard(capacity: 16, ttlSeconds: 120, spool: spool)
             self.synthesizer = synthesizer
             speaker = Speaker(
                 board: board, synthesizer: synthesizer, output: output, parameters: SpeechParameters(),
-                maximumSpeechSeconds: maximumSpeechSeconds, log: log.eventLog)
+                maximumSpeechSeconds: maximumSpeechSeconds, chime: chime, log: log.eventLog)
         }
 
         func submit(_ texts: String...) {
