@@ -62,11 +62,21 @@ struct Arguments {
 
     /// A whole number within `range`; the error names the option, the range and `unit`.
     func int(_ name: String, in range: ClosedRange<Int>, _ unit: String) throws -> Int? {
-        guard let value = try int(name) else { return nil }
-        guard range.contains(value) else {
-            throw CommandError.usage("--\(name) must be \(range.lowerBound) to \(range.upperBound) \(unit), not \(value)")
+        guard let text = options[name] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw CommandError.usage("--\(name) must be \(range.lowerBound) to \(range.upperBound)\(unit.isEmpty ? "" : " " + unit), not '\(text)'")
         }
         return value
+    }
+
+    /// One of `choices`; the error names the option and lists them.
+    func choice(_ name: String, of choices: [String]) throws -> String? {
+        guard let text = options[name] else { return nil }
+        guard choices.contains(text) else {
+            let listed = choices.dropLast().joined(separator: ", ") + " or " + choices.last!
+            throw CommandError.usage("--\(name) must be \(listed), not '\(text)'")
+        }
+        return text
     }
 
     /// `--voice`, `--rate`, `--pitch`, `--volume` over `base`, range-checked.

@@ -5,7 +5,11 @@ import Glibc
 let usage = """
     usage: bobao COMMAND [OPTIONS]
       serve      run the announcement server (TCP lines in, speech out)
-      say        send announcements to a running server
+      say        send announcements to a running server (--wait: and report how each ended)
+      status     show a running server's state: sound, queue, what is speaking, counters
+      cancel     take an announcement out of the queue, or stop it speaking (ID, or --all)
+      skip       stop the announcement speaking now
+      clear      cancel every waiting announcement
       render     synthesize TEXT to a WAV file
       normalize  print TEXT as it will be said (numbers, money, dates, times … in words)
       voices     list Bobao's voices and eSpeak NG's built-in ones
@@ -19,6 +23,10 @@ do {
     switch command {
     case "serve": try ServeCommand.run(arguments)
     case "say": try SayCommand.run(arguments)
+    case "status": try StatusCommand.run(arguments)
+    case "cancel": try CancelCommand.run(arguments)
+    case "skip": try SkipCommand.run(arguments)
+    case "clear": try ClearCommand.run(arguments)
     case "render": try RenderCommand.run(arguments)
     case "voices": try VoicesCommand.run(arguments)
     case "phonemes": try PhonemesCommand.run(arguments)

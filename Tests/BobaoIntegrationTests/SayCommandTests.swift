@@ -58,3 +58,44 @@ extension SoundSuites {
         }
     }
 }
+
+/// Flag values are checked before anything connects: a bad one exits 2 with a message naming the flag and
+/// what it takes (the address given is never reached: a refused connection would exit 1).
+struct SayOptionTests {
+    @Test(arguments: [
+        (["--repeat", "9"], "--repeat must be 1 to 5 times, not '9'"),
+        (["--repeat", "twice"], "--repeat must be 1 to 5 times, not 'twice'"),
+        (["--repeat"], "--repeat must be 1 to 5 times, not '你好'"),  // a bare flag takes the next argument
+        (["--priority", "high"], "--priority must be urgent, normal or low, not 'high'"),
+        (["--rate", "20"], "--rate must be 80 to 450 words a minute"),
+        (["--pitch", "100"], "--pitch must be 0 to 99, not '100'"),
+        (["--volume", "150"], "--volume must be 0 to 100 percent"),
+        (["--ttl", "0"], "--ttl must be 1 to 2592000 seconds"),
+        (["--max-speech", "3601"], "--max-speech must be 1 to 3600 seconds"),
+        (["--chime", "../bell"], "--chime must be on, off or a chime name"),
+        (["--chime", "ding", "--no-chime"], "--chime and --no-chime contradict each other"),
+        (["--voice", "a/b"], "--voice must be a voice name"),
+        (["--id", ""], "--id must be 1 to 256 bytes"),
+        (["--loud"], "unknown option --loud"),
+    ])
+    func badValuesAreUsageErrorsNamingTheFlag(options: [String], message: String) throws {
+        let result = try BobaoBinary.run(["say", "--to", "127.0.0.1:1"] + options + ["你好"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func anIDNamesOneAnnouncementNotEachLineOfInput() throws {
+        let result = try BobaoBinary.run(["say", "--to", "127.0.0.1:1", "--id", "k"], input: Data("一号\n".utf8))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--id names one announcement"), "\(result.stderr)")
+    }
+
+    @Test(arguments: [
+        ["cancel"], ["cancel", "a", "b"], ["cancel", "a", "--all"], ["skip", "now"], ["clear", "all"],
+        ["status", "x"], ["status", "--to", "nowhere:port"],
+    ])
+    func commandsRefuseBadUsage(arguments: [String]) throws {
+        let result = try BobaoBinary.run(arguments + (arguments.contains("--to") ? [] : ["--to", "127.0.0.1:1"]))
+        #expect(result.status == 2, "\(result.stderr)")
+    }
+}

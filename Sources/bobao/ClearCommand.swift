@@ -1,0 +1,16 @@
+/// `bobao clear`: cancels every announcement waiting (not the one speaking).
+enum ClearCommand {
+    static let usage = """
+        usage: bobao clear [--to HOST:PORT] [--token SECRET]
+        \(CommandClient.optionsUsage)
+        Prints the reply (OK cleared 3).
+        Exit status: 0 on OK, 1 on ERR or no reply, 2 for bad usage.
+        """
+
+    static func run(_ arguments: [String]) throws {
+        let args = try Arguments(arguments, valued: CommandClient.valuedOptions, switches: ["help"])
+        if args.flag("help") { print(usage); return }
+        guard args.positional.isEmpty else { throw CommandError.usage("unexpected argument '\(args.positional[0])'\n\(usage)") }
+        try CommandClient.run(args, command: "clear", line: "{\"cmd\":\"clear\"}")
+    }
+}

@@ -1,0 +1,42 @@
+import BobaoCore
+
+/// One event line the server sends a connection that asked `"wait": true`, the way
+/// `AnnouncementEvent.line(number:clientID:)` writes it:
+/// `{"event":"failed","number":12,"id":"order-7","reason":"no sound server"}`.
+enum EventLine {
+    /// Nil for anything else: a reply, a malformed line, an event name this client does not know.
+    // TODO(merge): use JSONValue (BobaoCore's cJSON wrapper) once it is merged; FlatJSON is a careful
+    // hand-parse of the server's own fixed-shape lines meanwhile.
+    static func parse(_ line: String) -> (event: AnnouncementEvent, number: UInt64, id: String?)? {
+        guard let json = FlatJSON(line), let name = json.string("event"),
+              let numberText = json.number("number"), let number = UInt64(numberText) else { return nil }
+        let reason = json.string("reason") ?? ""
+        let event: AnnouncementEvent
+        switch name {
+        case "start": event = .start
+        case "interrupted": event = .interrupted
+        case "done": event = .done
+        case "cancelled": event = .cancelled(reason: reason)
+        case "expired": event = .expired
+        case "cut": event = .cut
+        case "failed": event = .failed(reason: reason)
+        default: return nil
+        }
+        return (event, number, json.string("id"))
+    }
+
+    /// `#12 done`, `#12 failed: no sound server`: what `bobao say --wait` prints.
+    static func describe(_ event: AnnouncementEvent, number: UInt64) -> String {
+        let what: String
+        switch event {
+        case .start: what = "started"
+        case .interrupted: what = "interrupted by an urgent announcement; it will be said again from its start"
+        case .done: what = "done"
+        case .cancelled(let reason): what = reason.isEmpty ? "cancelled" : "cancelled: \(reason)"
+        case .expired: what = "expired: its ttl ran out before its turn; not spoken"
+        case .cut: what = "cut: it spoke for its max_speech"
+        case .failed(let reason): what = reason.isEmpty ? "failed" : "failed: \(reason)"
+        }
+        return "#\(number) \(what)"
+    }
+}
