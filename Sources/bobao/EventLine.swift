@@ -5,8 +5,6 @@ import BobaoCore
 /// `{"event":"failed","number":12,"id":"order-7","reason":"no sound server"}`.
 enum EventLine {
     /// Nil for anything else: a reply, a malformed line, an event name this client does not know.
-    // TODO(merge): use JSONValue (BobaoCore's cJSON wrapper) once it is merged; FlatJSON is a careful
-    // hand-parse of the server's own fixed-shape lines meanwhile.
     static func parse(_ line: String) -> (event: AnnouncementEvent, number: UInt64, id: String?)? {
         guard let json = FlatJSON(line), let name = json.string("event"),
               let numberText = json.number("number"), let number = UInt64(numberText) else { return nil }

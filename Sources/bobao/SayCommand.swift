@@ -135,9 +135,9 @@ enum SayCommand {
         options.pitch = try args.int("pitch", in: SpeechParameters.pitchRange, "")
         options.volume = try args.int("volume", in: MessageOptions.messageVolumeRange, "percent")
         if let key = args.string("id") {
-            guard !key.isEmpty, key.utf8.count <= 256,
+            guard !key.isEmpty, key.utf8.count <= MessageRules.maximumIDBytes,
                   !key.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
-                throw CommandError.usage("--id must be 1 to 256 bytes of text without control characters")
+                throw CommandError.usage("--id must be 1 to \(MessageRules.maximumIDBytes) bytes of text without control characters")
             }
             options.clientID = key
         }

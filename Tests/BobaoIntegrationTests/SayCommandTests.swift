@@ -75,7 +75,7 @@ struct SayOptionTests {
         (["--chime", "../bell"], "--chime must be on, off or a chime name"),
         (["--chime", "ding", "--no-chime"], "--chime and --no-chime contradict each other"),
         (["--voice", "a/b"], "--voice must be a voice name"),
-        (["--id", ""], "--id must be 1 to 256 bytes"),
+        (["--id", ""], "--id must be 1 to 128 bytes"),
         (["--loud"], "unknown option --loud"),
     ])
     func badValuesAreUsageErrorsNamingTheFlag(options: [String], message: String) throws {
