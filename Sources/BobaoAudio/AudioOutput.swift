@@ -35,6 +35,10 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// clock) passes. Returns whether it can play.
     func waitUntilReady(until deadline: Double) -> Bool
 
+    /// Makes a `waitUntilReady(until:)` in progress return now (with whether the output is ready): the
+    /// announcement it waits for was cancelled. Any thread.
+    func wake()
+
     /// Cuts the utterance now, from any thread: what was written for it and not yet heard is dropped (the
     /// sound stops within milliseconds), silence resumes at once (no `--gap` before the next utterance), and
     /// `write` and `waitUntilPlayed` return false for it. Does nothing for an utterance already played.

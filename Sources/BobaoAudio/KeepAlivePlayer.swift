@@ -32,6 +32,8 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var utterancePlayed = true
     var lastUtteranceEnd: UInt64 = 0  // pa_rtclock microseconds
     var everConnected = false
+    /// Counts `wake()` calls: a `waitUntilReady(until:)` returns when it changes.
+    var wakeups = 0
     /// The failures since the stream was last open: the first few are logged, then summaries.
     var outage = RepeatedFault(
         "still no playback stream", noun: "failure", logFirst: 3, clock: { Double(pa_rtclock_now()) / 1_000_000 })
@@ -119,7 +121,8 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         let api = pa_threaded_mainloop_get_api(mainloop)!
         var timer: OpaquePointer?
         defer { if let timer { api.pointee.time_free(timer) } }
-        while !streamReady && !stopping {
+        let woken = wakeups
+        while !streamReady && !stopping && wakeups == woken {
             let remaining = deadline - Self.monotonicSeconds()
             guard remaining > 0 else { break }
             var when = timeval()
@@ -258,6 +261,13 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
 
     /// Runs `body` with the main loop lock held: taken here, or already held when this is the main loop's
     /// own thread (a callback), where taking it again would abort.
+    public func wake() {
+        withLoopLock {
+            wakeups += 1
+            signal()
+        }
+    }
+
     func withLoopLock<T>(_ body: () -> T) -> T {
         if pa_threaded_mainloop_in_thread(mainloop) != 0 { return body() }
         lock()

@@ -36,9 +36,9 @@ extension JSONRequest {
             case .id:
                 options.clientID = try readID(value)
             case .ttl:
-                options.ttlSeconds = try seconds(value, upTo: MessageRules.maximumTTLSeconds, "ttl")
+                options.ttlSeconds = try seconds(value, in: MessageRules.ttlRange, "ttl")
             case .maximumSpeech:
-                options.maximumSpeechSeconds = try seconds(value, upTo: MessageRules.maximumSpeechSeconds, "max_speech")
+                options.maximumSpeechSeconds = try seconds(value, in: MessageRules.speechRange, "max_speech")
             case .wait:
                 guard case .bool(let flag) = value else { throw .badField("wait", "must be true or false") }
                 wait = flag
@@ -82,14 +82,18 @@ extension JSONRequest {
         return Int(number)
     }
 
-    /// Seconds: any finite number above 0 and at most `maximum`.
-    private static func seconds(_ value: JSONValue, upTo maximum: Double, _ name: String) throws(LineProtocol.Refusal)
+    /// Seconds within `range` (whole milliseconds at least, as the spool keeps them).
+    private static func seconds(_ value: JSONValue, in range: ClosedRange<Double>, _ name: String) throws(LineProtocol.Refusal)
         -> Double
     {
-        guard case .number(let number) = value, number.isFinite, number > 0, number <= maximum else {
-            throw .badField(name, "must be a number of seconds above 0 and at most \(Int(maximum))")
+        guard case .number(let number) = value, number.isFinite, range.contains(number) else {
+            throw .badField(name, "must be a number of seconds from \(format(range.lowerBound)) to \(format(range.upperBound))")
         }
         return number
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 
     /// A voice's or chime's name: one of `known` when the server gave the set, else a plausible name.

@@ -16,6 +16,10 @@ public struct MessageRules: Sendable, Equatable {
     public static let maximumTTLSeconds = 2_592_000.0
     /// `"max_speech"` at most, in seconds, as `bobao serve --max-speech`.
     public static let maximumSpeechSeconds = 3600.0
+    /// `"ttl"`: a millisecond (the spool's unit) to 30 days.
+    public static let ttlRange = 0.001...maximumTTLSeconds
+    /// `"max_speech"`: a tenth of a second (less is no speech at all) to an hour.
+    public static let speechRange = 0.1...maximumSpeechSeconds
     /// `"id"` at most, in UTF-8 bytes.
     public static let maximumIDBytes = 128
     /// A voice's or chime's name at most, in bytes.

@@ -56,6 +56,8 @@ public final class AnnouncementBoard: Sendable {
         var counters: [String: Int] = [:]
         var lastError: (message: String, at: Int64)?
         var interrupter: (@Sendable (UInt64, Interruption) -> Void)?
+        /// Duplicates of a submission still being stored: answered once it is (or is refused).
+        var duplicatesInFlight: [UInt64: [@Sendable (Result<Acceptance, LineProtocol.Refusal>) -> Void]] = [:]
     }
 
     /// Where accepted announcements are kept until spoken; nil keeps them in memory only.
@@ -114,10 +116,17 @@ public final class AnnouncementBoard: Sendable {
             let now = WallClock.bootSeconds()
             if let key = submission.options.clientID, let entry = state.keys.lookup(key, now: now) {
                 state.counters["duplicate", default: 0] += 1
+                // Its first is not on disk yet: the duplicate gets the first one's answer once it is known.
+                if state.inFlight.contains(entry.number) {
+                    state.duplicatesInFlight[entry.number, default: []].append(completion)
+                    return .accepted(nil)
+                }
                 return .duplicate(entry.number)
             }
+            // The low ones a normal or urgent submission drops leave room for it.
             let capacity = state.queue.capacity
-            guard state.queue.count + state.inFlight.count < capacity else {
+            let droppable = submission.options.priority == .low ? 0 : state.queue.count(of: .low)
+            guard state.queue.count - droppable + state.inFlight.count < capacity else {
                 state.counters["refused", default: 0] += 1
                 return .refused(.queueFull(capacity: capacity))
             }
@@ -134,12 +143,15 @@ public final class AnnouncementBoard: Sendable {
             // Under the lock, so the writer receives them in id order.
             writer?.submit(.store(announcement) { [self] failure in
                 guard let failure else { return self.enqueue(announcement, completion: completion) }
-                self.state.withLock { state in
+                let duplicates = self.state.withLock { state in
                     state.inFlight.remove(announcement.id)
                     if let key = announcement.options.clientID { state.keys.forget(key, number: announcement.id) }
                     state.counters["refused", default: 0] += 1
+                    return state.duplicatesInFlight.removeValue(forKey: announcement.id) ?? []
                 }
-                completion(.failure(LineProtocol.Refusal(code: "spool-failed", reason: failure.description)))
+                let refusal = LineProtocol.Refusal(code: "spool-failed", reason: failure.description)
+                completion(.failure(refusal))
+                for duplicate in duplicates { duplicate(.failure(refusal)) }
             })
             return .accepted(writer == nil ? announcement : nil)
         }
@@ -164,6 +176,9 @@ public final class AnnouncementBoard: Sendable {
         _ announcement: Announcement, completion: (Result<Acceptance, LineProtocol.Refusal>) -> Void
     ) {
         completion(.success(Acceptance(number: announcement.id, duplicate: false)))
+        // Its duplicates are answered before it can be spoken, so their watchers miss nothing either.
+        let duplicates = state.withLock { $0.duplicatesInFlight.removeValue(forKey: announcement.id) ?? [] }
+        for duplicate in duplicates { duplicate(.success(Acceptance(number: announcement.id, duplicate: true))) }
         let (dropped, cutIn) = state.withLock { state -> ([Announcement], (UInt64, @Sendable (UInt64, Interruption) -> Void)?) in
             state.inFlight.remove(announcement.id)
             state.counters["accepted", default: 0] += 1
@@ -288,6 +303,13 @@ public final class AnnouncementBoard: Sendable {
     }
 
     // MARK: Commands
+
+    /// Runs `body` once every submission made before this call has been stored and queued (or refused):
+    /// a command then sees every announcement acknowledged before it. At once without a spool.
+    public func afterPendingSubmissions(_ body: @escaping @Sendable () -> Void) {
+        guard let writer else { return body() }
+        writer.submit(.after(body))
+    }
 
     /// `cancel`: takes the waiting message with this client key (or, failing that, this number) out of the
     /// queue, or stops it if it is speaking. Returns the reply.

@@ -79,19 +79,23 @@ public final class AnnouncementServer: Sendable {
                     if !watching { reply(.unwatched) }
                 }
             },
-            perform: { command, peer in
+            perform: { command, peer, reply in
                 switch command {
                 case .status:
-                    return StatusReport.line(
-                        uptimeSeconds: WallClock.monotonicSeconds() - startedAt, output: output.status, board: board.snapshot)
+                    // At once, even while the disk is slow: it is how one finds out.
+                    reply(StatusReport.line(
+                        uptimeSeconds: WallClock.monotonicSeconds() - startedAt, output: output.status, board: board.snapshot))
                 case .skip:
-                    return board.skip()
+                    reply(board.skip())
                 case .clear:
-                    return board.clear()
+                    // After what was acknowledged before it is queued, so it clears that too.
+                    board.afterPendingSubmissions { reply(board.clear()) }
                 case .cancel(let target):
-                    switch board.cancel(target) {
-                    case .success(let reply): return reply
-                    case .failure(let refusal): return LineProtocol.error(refusal)
+                    board.afterPendingSubmissions {
+                        switch board.cancel(target) {
+                        case .success(let text): reply(text)
+                        case .failure(let refusal): reply(LineProtocol.error(refusal))
+                        }
                     }
                 }
             },

@@ -8,12 +8,12 @@ extension AnnouncementSpool {
     /// Columns added to `announcements` for the options, with their types (NULL is the server's default).
     static let optionColumns = [
         "priority TEXT", "repeat_count INTEGER", "chime TEXT", "voice TEXT", "rate INTEGER", "pitch INTEGER",
-        "volume INTEGER", "client_id TEXT", "max_speech_ms INTEGER",
+        "volume INTEGER", "client_id TEXT", "max_speech_ms INTEGER", "ttl_ms INTEGER",
     ]
 
     static var optionColumnNames: String { optionColumns.map { String($0.prefix { $0 != " " }) }.joined(separator: ", ") }
 
-    /// Binds the options at `first` and the following eight parameters of `statement`.
+    /// Binds the options at `first` and the following nine parameters of `statement`.
     func bind(_ options: MessageOptions, to statement: OpaquePointer, at first: Int32) {
         func text(_ index: Int32, _ value: String?) {
             if let value { sqlite3_bind_text(statement, first + index, value, -1, transient) }
@@ -34,7 +34,9 @@ extension AnnouncementSpool {
         integer(5, options.pitch)
         integer(6, options.volume)
         text(7, options.clientID)
-        integer(8, options.maximumSpeechSeconds.map { Int(Self.milliseconds($0)) })
+        // Whole milliseconds, never 0 (which no client can send, so it would read back as damage).
+        integer(8, options.maximumSpeechSeconds.map { max(1, Int(Self.milliseconds($0))) })
+        integer(9, options.ttlSeconds.map { max(1, Int(Self.milliseconds($0))) })
     }
 
     /// Reads the options from column `first` on; throws `damaged(what)` for a value out of its range.
@@ -86,6 +88,7 @@ extension AnnouncementSpool {
         options.volume = try integer(6, "volume", MessageOptions.messageVolumeRange)
         options.clientID = try text(7, "client_id")
         options.maximumSpeechSeconds = try integer(8, "max_speech_ms", 1...3_600_000).map { Double($0) / 1000 }
+        options.ttlSeconds = try integer(9, "ttl_ms", 1...2_592_000_000).map { Double($0) / 1000 }
         return options
     }
 }

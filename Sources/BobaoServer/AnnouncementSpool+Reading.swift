@@ -9,19 +9,21 @@ extension AnnouncementSpool {
     // MARK: Reading
 
     /// Everything stored, oldest first, each value checked. `expiresAt` is on this boot's clock (see the
-    /// type's comment for the rule); rows saved without a remainder get `ttlSeconds`.
+    /// type's comment for the rule); rows saved without a remainder get their own ttl, else `ttlSeconds`.
+    /// What is left is capped at the message's own ttl if it has one, else at `ttlSeconds` (the current `--ttl`).
     public func all(ttlSeconds: Double = .infinity) throws(Failure) -> [Announcement] {
         let now = WallClock.bootSeconds()
         let bootID = Self.bootID
         return try readRows().map { row in
             var announcement = Announcement(id: row.id, text: row.text, acceptedAt: row.acceptedAt, options: row.options)
-            var left = ttlSeconds
+            let limit = row.options.ttlSeconds ?? ttlSeconds
+            var left = limit
             if let remaining = row.remainingMilliseconds {
                 left = Double(remaining) / 1000
                 if row.bootID == bootID, let saved = row.savedBootMilliseconds {
                     left -= max(0, now - Double(saved) / 1000)
                 }
-                left = min(left, ttlSeconds)
+                left = min(left, limit)
             }
             announcement.expiresAt = now + left
             return announcement

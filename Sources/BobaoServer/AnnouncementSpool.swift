@@ -181,7 +181,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
         }
         insert = try prepare("""
             INSERT INTO announcements (id, text, accepted_at, remaining_ms, boot_id, saved_boot_ms, \(Self.optionColumnNames))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         rememberKey = try prepare("INSERT OR REPLACE INTO client_ids (id, number, accepted_ms, outcome) VALUES (?, ?, ?, NULL)")
         settleKey = try prepare("UPDATE client_ids SET outcome = ? WHERE id = ? AND number = ?")

@@ -121,6 +121,8 @@ final class CompletionInbox: Sendable {
         var serial: UInt64
         var ticket: UInt64
         var reply: LineListener.SubmitReply
+        /// The submission asked `"wait": true` (and was counted in `Connection.waits`).
+        var waited = false
     }
 
     private let pending = Mutex<[Completion]>([])

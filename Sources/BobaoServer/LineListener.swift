@@ -50,7 +50,8 @@ public final class LineListener: @unchecked Sendable {
     public init(
         address: ListenAddress, limits: Limits = Limits(), session: LineSession.Configuration = .init(),
         ledger: PeerLedger, admits: @escaping (String) -> Bool = { _ in true },
-        submit: @escaping Submit, perform: @escaping Perform = { _, _ in "ERR bad-field cmd commands are not served here\n" },
+        submit: @escaping Submit,
+        perform: @escaping Perform = { _, _, reply in reply("ERR bad-field cmd commands are not served here\n") },
         log: @escaping (String) -> Void = { _ in }
     ) throws(SystemError) {
         listenSocket = try ListeningSocket(address)
@@ -241,11 +242,25 @@ public final class LineListener: @unchecked Sendable {
         case .reply(let text):
             connection.reply(text)
         case .command(let command):
-            connection.reply(perform(command, connection.session.peer))
-        case .announce(let submission):
             let ticket = connection.reserveReply(), serial = connection.serial, inbox = self.inbox
+            perform(command, connection.session.peer) { text in
+                inbox.post(.init(serial: serial, ticket: ticket, reply: .answered(text)))
+            }
+        case .announce(let submission):
+            if submission.wait {
+                guard connection.waits < limits.maximumWaits else {
+                    let refusal = LineProtocol.Refusal(
+                        code: "too-many-waits", reason: "\(limits.maximumWaits) announcements are awaited on this "
+                            + "connection already; wait for their outcomes or use another connection")
+                    ledger.refused(refusal, what: "a line", peer: connection.session.peer, host: connection.session.host,
+                                   now: WallClock.monotonicSeconds())
+                    return connection.reply(LineProtocol.error(refusal))
+                }
+                connection.waits += 1
+            }
+            let ticket = connection.reserveReply(), serial = connection.serial, inbox = self.inbox, waited = submission.wait
             submit(submission, connection.session.peer) { reply in
-                inbox.post(.init(serial: serial, ticket: ticket, reply: reply))
+                inbox.post(.init(serial: serial, ticket: ticket, reply: reply, waited: waited))
             }
         case .close(let text):
             if let text { connection.reply(text) }
@@ -260,10 +275,13 @@ public final class LineListener: @unchecked Sendable {
             switch completion.reply {
             case .accepted(let number, let duplicate, let watching):
                 connection.resolve(completion.ticket, duplicate ? LineProtocol.duplicate(id: number) : LineProtocol.ok(id: number))
-                if watching { connection.waits += 1 }
+                if completion.waited && !watching { endWait(connection, now: now) }
             case .refused(let refusal):
                 ledger.refused(refusal, what: "a line", peer: connection.session.peer, host: connection.session.host, now: now)
                 connection.resolve(completion.ticket, LineProtocol.error(refusal))
+                if completion.waited { endWait(connection, now: now) }
+            case .answered(let text):
+                connection.resolve(completion.ticket, text)
             case .event(let line, let final):
                 connection.reply(line)
                 if final { endWait(connection, now: now) }

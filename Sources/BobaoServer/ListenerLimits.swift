@@ -13,6 +13,9 @@ extension LineListener {
         public var linesPerRound = 64
         /// After a final reply, how long the rest of what a client sends is read and dropped before closing.
         public var lingerSeconds = 2.0
+        /// Announcements one connection may await with `"wait": true` at once; the next is refused
+        /// `ERR too-many-waits` (each costs the server a watcher until its outcome).
+        public var maximumWaits = 256
 
         public init() {}
     }
@@ -27,6 +30,8 @@ extension LineListener {
         case event(String, final: Bool)
         /// No events will come after all (a duplicate whose outcome is unknown).
         case unwatched
+        /// A command's reply line (newline included).
+        case answered(String)
     }
 
     /// Submits an announcement; the closure passed in is called with its number or refusal, and then with its
@@ -35,7 +40,10 @@ extension LineListener {
         _ submission: Submission, _ peer: String, _ reply: @escaping @Sendable (SubmitReply) -> Void
     ) -> Void
 
-    /// Carries out a command from `peer` and returns its reply (one line, newline included). Called on the
-    /// listener thread: it must not block.
-    public typealias Perform = @Sendable (_ command: ClientCommand, _ peer: String) -> String
+    /// Carries out a command from `peer` and passes its reply (one line, newline included) to the closure,
+    /// at once or later from any thread (a command waits for the announcements acknowledged before it to be
+    /// queued). Called on the listener thread: it must not block.
+    public typealias Perform = @Sendable (
+        _ command: ClientCommand, _ peer: String, _ reply: @escaping @Sendable (String) -> Void
+    ) -> Void
 }

@@ -84,7 +84,7 @@ public final class Speaker: Sendable {
         }
         guard let utterance else { return }
         synthesizer.cancel()
-        if let utterance { output.cut(utterance) }
+        if let utterance { output.cut(utterance) } else { output.wake() }  // it may be waiting for the sound server
     }
 
     private func notSpoken(_ announcement: Announcement) {
@@ -97,10 +97,12 @@ public final class Speaker: Sendable {
     private func speak(_ announcement: Announcement) -> Bool {
         current.withLock { $0 = Current(announcement: announcement) }
         defer { current.withLock { $0 = Current() } }
-        // Waits for the sound server at most until the announcement expires; both times are on clocks the
-        // wall clock's jumps do not move.
+        // Waits for the sound server at most until the announcement expires (one already past it is dropped
+        // below); both times are on clocks the wall clock's jumps do not move.
         let left = announcement.expiresAt - WallClock.bootSeconds()
-        guard output.waitUntilReady(until: WallClock.monotonicSeconds() + max(0, left)) else {
+        let ready = left <= 0 || output.waitUntilReady(until: WallClock.monotonicSeconds() + left)
+        if let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why) }
+        guard ready else {
             if output.isStopping {
                 notSpoken(announcement)
                 return false
@@ -111,7 +113,6 @@ public final class Speaker: Sendable {
             board.finish(announcement, .failed(reason: reason))
             return true
         }
-        if let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why) }
         // An announcement that waited too long for its turn is dropped and logged, never spoken late.
         let overdue = WallClock.bootSeconds() - announcement.expiresAt
         if overdue > 0 {
@@ -160,7 +161,11 @@ public final class Speaker: Sendable {
             return end(announcement, interruptedBy: why)
         }
         let cutAtMaximum = progress.wasCut
-        guard outcome == .completed || cutAtMaximum, output.waitUntilPlayed(utterance) else {
+        let played = (outcome == .completed || cutAtMaximum) && output.waitUntilPlayed(utterance)
+        // Interrupted while its last samples played out (the output holds up to a couple of seconds); one
+        // heard to its end before the cut could take effect stays done.
+        if !played, let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why) }
+        guard played else {
             board.requeueFirst(announcement)
             guard !output.isStopping else {
                 let kept = board.keepsWhatWaits ? "it stays in the spool and is said from its start after the next start"

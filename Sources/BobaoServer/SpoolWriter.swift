@@ -16,6 +16,8 @@ final class SpoolWriter: Sendable {
         /// Removes a spoken (or otherwise ended) announcement; `settling` records the outcome of its client key.
         case remove(UInt64, settling: (key: String, outcome: String)?, @Sendable (AnnouncementSpool.Failure?) -> Void)
         case barrier(DispatchSemaphore)
+        /// Runs once everything submitted before it is committed and answered (on the writer's thread).
+        case after(@Sendable () -> Void)
     }
 
     private struct Faults {
@@ -93,7 +95,7 @@ final class SpoolWriter: Sendable {
             case .remove(let id, let settling, _):
                 removals.append(id)
                 if let settling { settled.append((settling.key, id, settling.outcome)) }
-            case .barrier: break
+            case .barrier, .after: break
             }
         }
         var failure: AnnouncementSpool.Failure? = nil
@@ -109,6 +111,7 @@ final class SpoolWriter: Sendable {
             switch work {
             case .store(_, let completion), .remove(_, _, let completion): completion(failure)
             case .barrier(let done): done.signal()
+            case .after(let body): body()
             }
         }
         return failure == nil && (!stores.isEmpty || !removals.isEmpty)

@@ -35,6 +35,21 @@ enum EventLine {
         case .cut: what = "cut: it spoke for its max_speech"
         case .failed(let reason): what = reason.isEmpty ? "failed" : "failed: \(reason)"
         }
-        return "#\(number) \(what)"
+        return "#\(number) \(printable(what))"
+    }
+
+    /// The text with control characters (which could drive the terminal) shown as `\u{1B}`.
+    static func printable(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+                || (0x2066...0x2069).contains(value) {
+                shown += "\\u{\(String(value, radix: 16, uppercase: true))}"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
     }
 }

@@ -1,4 +1,5 @@
 import BobaoCore
+import BobaoPlatform
 import BobaoServer
 import Foundation
 import Synchronization
@@ -65,6 +66,7 @@ import Testing
         options.volume = 30
         options.clientID = "k"
         options.maximumSpeechSeconds = 2.5
+        options.ttlSeconds = 3600
         do {
             let spool = try AnnouncementSpool(path: path)
             defer { spool.close() }
@@ -73,8 +75,11 @@ import Testing
             _ = try board.submit(submission("普通")).get()
             board.sync()
         }
-        let restored = try AnnouncementSpool(path: path).all()
+        // Read back with a --ttl of 5 s: the message's own ttl of an hour still holds.
+        let restored = try AnnouncementSpool(path: path).all(ttlSeconds: 5)
         #expect(restored.map(\.options) == [options, MessageOptions()])
+        #expect(restored[0].expiresAt - WallClock.bootSeconds() > 3000)
+        #expect(restored[1].expiresAt - WallClock.bootSeconds() <= 5)
     }
 
     @Test func watchersHearStartThenExactlyOneOutcome() throws {
@@ -147,6 +152,51 @@ import Testing
         #expect(first.text == "急一")
         _ = try board.submit(submission("急三", .urgent)).get()
         #expect(asked.withLock { $0 } == [normal], "an urgent one is never cut by another")
+    }
+
+    @Test func aQueueFullOfLowOnesStillTakesANormalOneWhichDropsThem() throws {
+        let board = try AnnouncementBoard(capacity: 3)
+        for index in 0..<3 { _ = try board.submit(submission("低\(index)", .low)).get() }
+        guard case .failure(let refusal) = board.submit(submission("又一个低的", .low)) else {
+            Issue.record("a fourth low one was accepted into a queue of 3")
+            return
+        }
+        #expect(refusal.code == "queue-full")
+        #expect(try board.submit(submission("正常")).get().number == 4)
+        #expect(board.count == 1)
+    }
+
+    @Test func aDuplicateOfOneStillBeingStoredGetsItsAnswerOnceItIsStored() throws {
+        let spool = try AnnouncementSpool(path: folder + "/inflight.db")
+        defer { spool.close() }
+        let board = try AnnouncementBoard(capacity: 8, spool: spool)
+        let answers = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        for text in ["第一", "第二"] {
+            board.submit(submission(text, key: "same")) { result in
+                answers.withLock { $0.append((try? result.get()).map { "\($0.number)\($0.duplicate ? " duplicate" : "")" } ?? "refused") }
+                done.signal()
+            }
+        }
+        for _ in 0..<2 { #expect(done.wait(timeout: .now() + 10) == .success) }
+        #expect(answers.withLock { $0 } == ["1", "1 duplicate"], "the duplicate is answered after its first, never before")
+        #expect(board.count == 1)
+    }
+
+    @Test func aCommandRunsAfterTheSubmissionsMadeBeforeIt() throws {
+        let spool = try AnnouncementSpool(path: folder + "/order.db")
+        defer { spool.close() }
+        let board = try AnnouncementBoard(capacity: 8, spool: spool)
+        board.submit(submission("第一", key: "k")) { _ in }
+        board.submit(submission("第二")) { _ in }
+        let reply = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        board.afterPendingSubmissions {
+            reply.withLock { $0 = board.clear() }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(reply.withLock { $0 } == "OK cleared 2\n")
     }
 
     @Test func aLowOneIsDroppedWithItsOutcomeWhenNewerWorkArrives() throws {

@@ -64,9 +64,19 @@ final class FakeAudioOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
+    private var wakeups = 0
+
+    func wake() {
+        condition.withLock {
+            wakeups += 1
+            condition.broadcast()
+        }
+    }
+
     func waitUntilReady(until deadline: Double) -> Bool {
         condition.withLock {
-            while !ready && !stopping {
+            let woken = wakeups
+            while !ready && !stopping && wakeups == woken {
                 let remaining = deadline - WallClock.monotonicSeconds()
                 guard remaining > 0, condition.wait(until: Date(timeIntervalSinceNow: remaining)) else { break }
             }

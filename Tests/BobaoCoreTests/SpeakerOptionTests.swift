@@ -137,6 +137,23 @@ struct SpeakerOptionTests {
         #expect(rig.finish())
     }
 
+    @Test func cancellingOneThatWaitsForTheSoundServerEndsItAtOnce() throws {
+        let rig = try Rig()
+        rig.output.setReady(false, failure: "Connection refused")
+        let (_, events) = try submit(rig, "等声音") {
+            $0.clientID = "k"
+            $0.ttlSeconds = 60
+        }
+        rig.speaker.start()
+        // The speaker has taken it and waits for the output.
+        let until = WallClock.monotonicSeconds() + 10
+        while rig.speaker.speaking == nil && WallClock.monotonicSeconds() < until { usleep(1_000) }
+        #expect(try rig.board.cancel(.id("k")).get() == "OK cancelled #1\n")
+        #expect(events.waitForOutcome(), "within seconds, not at the end of its 60 s ttl")
+        #expect(events.all == ["cancelled: cancelled by a client"])
+        #expect(rig.finish())
+    }
+
     @Test func aMessagesOwnTTLExpiresItBehindALongOne() throws {
         let reached = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let rig = try Rig(synthesizer: SpeakerTests.pausing(at: SpeakerTests.tenCharacters, reached: reached, release: release))
