@@ -24,6 +24,8 @@ enum SayCommand {
           --ttl SECONDS         not spoken unless its turn comes within this long, 1 to 2592000
           --max-speech SECONDS  cut after this much speech, 1 to 3600
           --wait                print each announcement's outcome (#12 done, #12 failed: …) once it has one
+          --encoding E          the server's --encoding (utf-8, gbk, gb18030): with gbk or gb18030 every
+                                line goes as JSON, which is ASCII and reads the same in any of them
           --json                print replies and events as JSON objects, one a line:
                                 {"ok":true,"number":12}, {"ok":false,"code":"…","reason":"…"}, events as sent
         Any of these options (and TEXT starting with { or AUTH) sends JSON lines, other TEXT plain lines.
@@ -32,7 +34,7 @@ enum SayCommand {
         """
 
     static let valuedOptions: Set<String> = [
-        "priority", "repeat", "chime", "voice", "rate", "pitch", "volume", "id", "ttl", "max-speech",
+        "priority", "repeat", "chime", "voice", "rate", "pitch", "volume", "id", "ttl", "max-speech", "encoding",
     ]
     static let switches: Set<String> = ["no-chime", "wait", "json"]
 
@@ -42,7 +44,13 @@ enum SayCommand {
         if args.flag("help") { print(usage); return }
         let (options, wait) = try announcementOptions(args)
         let json = args.flag("json")
-        let sendsJSON = valuedOptions.contains { args.string($0) != nil } || switches.contains { args.flag($0) }
+        if let name = args.string("encoding"), TextEncoding(name: name) == nil {
+            throw CommandError.usage("--encoding: unknown encoding '\(name)' (\(TextEncoding.names))")
+        }
+        // Plain lines go as UTF-8; JSON lines are ASCII, which a GBK server reads as well.
+        let plainIsUTF8 = args.string("encoding").flatMap { TextEncoding(name: $0) } ?? .utf8 == .utf8
+        let sendsJSON = valuedOptions.contains { $0 != "encoding" && args.string($0) != nil }
+            || switches.contains { args.flag($0) } || !plainIsUTF8
         let readsStandardInput = args.positional.isEmpty || args.positional == ["-"]
         if options.clientID != nil && readsStandardInput {
             throw CommandError.usage("--id names one announcement: give its TEXT as arguments, not on standard input")
