@@ -12,7 +12,8 @@ extension SoundSuites {
             let sound = try TestSoundServer.shared()
             // The recorder first: a monitor attached later finds the null sink rendering far ahead.
             let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
-            let bobao = try ServerProcess(arguments: ["--no-spool"], pulseServer: sound.address)
+            // A one-second idle timeout: a connection waiting for its events is not idle.
+            let bobao = try ServerProcess(arguments: ["--no-spool", "--idle-timeout", "1"], pulseServer: sound.address)
             #expect(bobao.waitForLog("keep-alive stream open"))
             let rate = recorder.sampleRate
             func seconds(_ samples: Int) -> Double { Double(samples) / Double(rate) }
@@ -91,6 +92,7 @@ extension SoundSuites {
             #expect(normal.events(of: 1) == ["start", "interrupted", "start", "done"], "\(normal.lines)")
             #expect(cutter.events(of: 2) == ["start", "done"], "\(cutter.lines)")
             #expect(normal.waitForEnd() && cutter.waitForEnd(), "the connections close after the outcomes")
+            #expect(normal.lines.count == 5 && cutter.lines.count == 3, "nothing else, no ERR idle: \(normal.lines) \(cutter.lines)")
             // Across the connections by the kernel's receive times: the urgent one's outcome went out before
             // the cut one started again.
             let urgentDone = try #require(cutter.lines.first { $0.event == "done" }?.received)
