@@ -111,5 +111,41 @@ extension SoundSuites {
             print("cut-in: the urgent speech was heard \(ms(delay)) ms after the send (\(urgentMatch)), the cut one "
                 + "again for \(again.soundingDuration()) s of \(longExpected) s (\(againMatch))")
         }
+        /// Without a sound server the speaker takes the next announcement and waits with it; `status` then
+        /// calls it speaking. An urgent line in that time has nothing to cut: the one taken never started, so
+        /// its client must not hear `interrupted` before any `start` (the contract is `start`, again after
+        /// `interrupted`, then one outcome), nor the log say it gave way.
+        @Test func anUrgentLineWhileTheTakenOneWaitsForTheSoundServerInterruptsNothing() throws {
+            let pulse = try PrivatePulseServer(sinkName: "cut_in_late")
+            pulse.stop()
+            let bobao = try ServerProcess(arguments: ["--no-spool"], pulseServer: pulse.address)
+            #expect(bobao.waitForLog("sound server unavailable"))
+            let normal = try EventClient(port: bobao.port)
+            try normal.send(#"{"text": "请保管好您的随身物品", "wait": true}"# + "\n")
+            normal.finishSending()
+            #expect(normal.waitForLines(1).first?.text == "OK 1")
+            // The speaker takes it at once; status shows when (a short poll with a deadline: no event says it).
+            let deadline = Date().addingTimeInterval(10)
+            var taken = false
+            while !taken && Date() < deadline {
+                let status = try bobao.exchange(#"{"cmd": "status"}"# + "\n").first ?? ""
+                let object = try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any]
+                taken = (object?["speaking"] as? [String: Any])?["number"] as? Int == 1
+                if !taken { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            try #require(taken, "#1 was never taken")
+            let cutter = try EventClient(port: bobao.port)
+            try cutter.send(#"{"text": "紧急通知", "priority": "urgent", "wait": true}"# + "\n")
+            cutter.finishSending()
+            #expect(cutter.waitForLines(1).first?.text == "OK 2")
+
+            try pulse.start()
+            #expect(cutter.waitForEvent("done", number: 2, timeout: 20) != nil, "\(cutter.lines)")
+            #expect(normal.waitForEvent("done", number: 1, timeout: 20) != nil, "\(normal.lines)")
+            #expect(cutter.events(of: 2) == ["start", "done"])
+            #expect(normal.events(of: 1) == ["start", "done"], "#1 never started before the urgent one: \(normal.lines)")
+            #expect(bobao.stop() == 0)
+            #expect(!bobao.log.contains("#1 gave way to an urgent announcement"), "\(bobao.log)")
+        }
     }
 }
