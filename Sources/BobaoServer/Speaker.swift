@@ -91,6 +91,10 @@ public final class Speaker: Sendable {
         let kept = board.keepsWhatWaits ? "; kept in the spool for the next start"
             : board.spool == nil ? "" : "; NOT kept: the spool is failing"
         log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))\(kept)")
+        if !board.keepsWhatWaits {
+            board.finish(announcement, .failed(reason: "the server stopped before it was spoken; "
+                + (board.spool == nil ? "not kept (--no-spool)" : "not kept: the spool is failing")))
+        }
     }
 
     /// Speaks one announcement; false when the output has stopped and the speaker should too.
@@ -101,7 +105,7 @@ public final class Speaker: Sendable {
         // below); both times are on clocks the wall clock's jumps do not move.
         let left = announcement.expiresAt - WallClock.bootSeconds()
         let ready = left <= 0 || output.waitUntilReady(until: WallClock.monotonicSeconds() + left)
-        if let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why) }
+        if let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why, started: false) }
         guard ready else {
             if output.isStopping {
                 notSpoken(announcement)
@@ -229,9 +233,14 @@ public final class Speaker: Sendable {
         return outcome
     }
 
-    /// An announcement the board stopped: said again after the urgent ones, or cancelled.
-    private func end(_ announcement: Announcement, interruptedBy why: AnnouncementBoard.Interruption) -> Bool {
+    /// An announcement the board stopped: said again after the urgent ones, or cancelled. One that had not
+    /// started (it waited for the sound server) simply goes back, without an `interrupted` event.
+    private func end(
+        _ announcement: Announcement, interruptedBy why: AnnouncementBoard.Interruption, started: Bool = true
+    ) -> Bool {
         switch why {
+        case .cutIn where !started:
+            board.requeueFirst(announcement)
         case .cutIn:
             log("#\(announcement.id) gave way to an urgent announcement; it will be said again from its start")
             board.requeueFirst(announcement, interrupted: true)

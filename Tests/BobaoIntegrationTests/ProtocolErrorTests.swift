@@ -49,9 +49,9 @@ extension SoundSuites {
                 (#"{"text": "a", "volume": 101}"#, "ERR bad-field volume must be a whole number from 0 to 100"),
                 (#"{"text": "a", "rate": 79}"#, "ERR bad-field rate must be a whole number from 80 to 450"),
                 (#"{"text": "a", "pitch": 100}"#, "ERR bad-field pitch must be a whole number from 0 to 99"),
-                (#"{"text": "a", "ttl": 0}"#, "ERR bad-field ttl must be a number of seconds above 0 and at most 2592000"),
+                (#"{"text": "a", "ttl": 0}"#, "ERR bad-field ttl must be a number of seconds from 0.001 to 2592000"),
                 (#"{"text": "a", "max_speech": 3601}"#,
-                 "ERR bad-field max_speech must be a number of seconds above 0 and at most 3600"),
+                 "ERR bad-field max_speech must be a number of seconds from 0.1 to 3600"),
                 (#"{"text": "a", "chime": "nosuch"}"#, #"ERR bad-field chime no chime named "nosuch" (have: ding)"#),
                 // Wrong types.
                 (#"{"text": 1}"#, "ERR bad-field text must be a string"),
