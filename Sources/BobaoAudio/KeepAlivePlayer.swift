@@ -123,7 +123,9 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         defer { if let timer { api.pointee.time_free(timer) } }
         let woken = wakeups
         while !streamReady && !stopping && wakeups == woken {
-            let remaining = deadline - Self.monotonicSeconds()
+            // Armed for a minute at most, and again: PulseAudio keeps a timer's delay in an int of
+            // milliseconds, which a ttl of weeks would overflow (an assertion abort inside libpulse).
+            let remaining = min(deadline - Self.monotonicSeconds(), 60)
             guard remaining > 0 else { break }
             var when = timeval()
             pa_timeval_add(pa_gettimeofday(&when), pa_usec_t(remaining * 1_000_000) + 1)

@@ -51,6 +51,8 @@ public final class AnnouncementBoard: Sendable {
         var speaking: Announcement?
         /// The speaker was already asked to stop `speaking`.
         var speakingInterrupted = false
+        /// A client cancelled `speaking` (why): it must not go back to the queue, whatever cut it.
+        var speakingCancelled: String?
         var keys = ClientKeys()
         var watchers: [UInt64: [Watcher]] = [:]
         var counters: [String: Int] = [:]
@@ -146,8 +148,11 @@ public final class AnnouncementBoard: Sendable {
                 let duplicates = self.state.withLock { state in
                     state.inFlight.remove(announcement.id)
                     if let key = announcement.options.clientID { state.keys.forget(key, number: announcement.id) }
-                    state.counters["refused", default: 0] += 1
-                    return state.duplicatesInFlight.removeValue(forKey: announcement.id) ?? []
+                    let duplicates = state.duplicatesInFlight.removeValue(forKey: announcement.id) ?? []
+                    // Its duplicates are refused with it, and counted so.
+                    state.counters["refused", default: 0] += 1 + duplicates.count
+                    state.counters["duplicate", default: 0] -= duplicates.count
+                    return duplicates
                 }
                 let refusal = LineProtocol.Refusal(code: "spool-failed", reason: failure.description)
                 completion(.failure(refusal))
@@ -244,6 +249,7 @@ public final class AnnouncementBoard: Sendable {
                 if let announcement = state.queue.dequeue() {
                     state.speaking = announcement
                     state.speakingInterrupted = false
+                    state.speakingCancelled = nil
                     return .some(announcement)
                 }
                 return state.closed ? .some(nil) : nil
@@ -259,15 +265,25 @@ public final class AnnouncementBoard: Sendable {
     }
 
     /// Puts an announcement back at the front of its lane: it was cut (by an urgent one, when `interrupted`,
-    /// or by the sound server or the shutdown) and is said again from its start.
-    public func requeueFirst(_ announcement: Announcement, interrupted: Bool = false) {
-        state.withLock { state in
+    /// or by the sound server or the shutdown) and is said again from its start. Unless a client cancelled
+    /// it meanwhile: then it ends `cancelled` instead, and this returns false.
+    @discardableResult
+    public func requeueFirst(_ announcement: Announcement, interrupted: Bool = false) -> Bool {
+        let cancelled = state.withLock { state -> String? in
+            if state.speaking?.id == announcement.id, let reason = state.speakingCancelled { return reason }
             state.queue.requeueFirst(announcement)
             if state.speaking?.id == announcement.id { state.speaking = nil }
             if interrupted { state.counters["interrupted", default: 0] += 1 }
+            return nil
+        }
+        if let cancelled {
+            log("stopped #\(announcement.id) (\(cancelled))")
+            finish(announcement, .cancelled(reason: cancelled))
+            return false
         }
         if interrupted { emit(.interrupted, for: announcement.id) }
         wakeSpeaker.signal()
+        return true
     }
 
     /// The announcement has ended with `outcome` (spoken, cut, expired, cancelled or failed): its watchers
@@ -329,6 +345,7 @@ public final class AnnouncementBoard: Sendable {
                   current.options.clientID == key || (current.options.clientID == nil && current.id == number),
                   let interrupter = state.interrupter else { return (removed, nil) }
             state.speakingInterrupted = true
+            state.speakingCancelled = "cancelled by a client"
             return (removed, (current.id, interrupter))
         }
         let reason = "cancelled by a client"
@@ -370,6 +387,7 @@ public final class AnnouncementBoard: Sendable {
         let target = state.withLock { state -> (UInt64, @Sendable (UInt64, Interruption) -> Void)? in
             guard let current = state.speaking, let interrupter = state.interrupter else { return nil }
             state.speakingInterrupted = true
+            state.speakingCancelled = reason
             return (current.id, interrupter)
         }
         guard let (number, interrupter) = target else { return nil }

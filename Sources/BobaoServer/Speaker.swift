@@ -170,13 +170,19 @@ public final class Speaker: Sendable {
         // heard to its end before the cut could take effect stays done.
         if !played, let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why) }
         guard played else {
-            board.requeueFirst(announcement)
             guard !output.isStopping else {
                 let kept = board.keepsWhatWaits ? "it stays in the spool and is said from its start after the next start"
                     : board.spool == nil ? "not kept (--no-spool)" : "NOT kept: the spool is failing"
                 log("#\(announcement.id) was cut by the shutdown; \(kept)")
+                if board.keepsWhatWaits {
+                    board.requeueFirst(announcement)
+                } else {
+                    // Lost with the process: its waiting clients learn it now.
+                    board.finish(announcement, .failed(reason: "the server stopped while it was spoken; \(kept)"))
+                }
                 return false
             }
+            guard board.requeueFirst(announcement) else { return true }  // a client cancelled it meanwhile
             log("#\(announcement.id) was cut by a sound-server failure; it will be said again from its start")
             board.noteError("a sound-server failure cut #\(announcement.id)")
             return true
@@ -242,8 +248,10 @@ public final class Speaker: Sendable {
         case .cutIn where !started:
             board.requeueFirst(announcement)
         case .cutIn:
-            log("#\(announcement.id) gave way to an urgent announcement; it will be said again from its start")
-            board.requeueFirst(announcement, interrupted: true)
+            // Unless a client cancelled it too, which the board knows (and then ends it as cancelled).
+            if board.requeueFirst(announcement, interrupted: true) {
+                log("#\(announcement.id) gave way to an urgent announcement; it will be said again from its start")
+            }
         case .cancelled(let reason):
             log("stopped #\(announcement.id) (\(reason))")
             board.finish(announcement, .cancelled(reason: reason))

@@ -154,6 +154,21 @@ import Testing
         #expect(asked.withLock { $0 } == [normal], "an urgent one is never cut by another")
     }
 
+    @Test func aCancelledOneIsNotRequeuedWhateverCutIt() throws {
+        let board = try AnnouncementBoard(capacity: 8)
+        board.setInterrupter { _, _ in }
+        let events = Events()
+        let number = try board.submit(submission("长的", key: "long")).get().number
+        _ = board.watch(number, events.watcher("long"))
+        let taken = try #require(board.take())
+        _ = try board.submit(submission("急", .urgent)).get()  // asks to cut in…
+        #expect(try board.cancel(.id("long")).get() == "OK cancelled #\(number)\n")  // …and a client cancels it
+        #expect(!board.requeueFirst(taken, interrupted: true), "the speaker's cut-in requeue loses to the cancel")
+        #expect(events.all == ["long:cancelled"])
+        #expect(board.snapshot.waiting[.normal] == 0)
+        #expect(board.take()?.text == "急")
+    }
+
     @Test func aQueueFullOfLowOnesStillTakesANormalOneWhichDropsThem() throws {
         let board = try AnnouncementBoard(capacity: 3)
         for index in 0..<3 { _ = try board.submit(submission("低\(index)", .low)).get() }

@@ -24,6 +24,22 @@ extension SoundSuites {
             return (client, reply)
         }
 
+        @Test func withoutASpoolClientsWaitingAtAStopLearnTheirAnnouncementsWereLost() throws {
+            let bobao = try ServerProcess(arguments: ["--no-spool", "--shutdown-timeout", "0"], pulseServer: sound.address)
+            #expect(bobao.waitForLog("keep-alive stream open"))
+            let speaking = try Self.submit(#"{"text":"请三号顾客到一号窗口取餐谢谢光临","repeat":5,"wait":true}"#, to: bobao)
+            #expect(speaking.reply == "OK 1")
+            #expect(speaking.client.waitForEvent("start", number: 1) != nil)
+            let waiting = try Self.submit(#"{"text":"后面的","wait":true}"#, to: bobao)
+            #expect(waiting.reply == "OK 2")
+            bobao.signal(SIGTERM)
+            let cut = speaking.client.waitForEvent("failed", number: 1)
+            #expect(cut?.object?["reason"] as? String == "the server stopped while it was spoken; not kept (--no-spool)")
+            let lost = waiting.client.waitForEvent("failed", number: 2)
+            #expect(lost?.object?["reason"] as? String == "the server stopped before its turn; not kept (--no-spool)")
+            #expect(bobao.wait() == 0)
+        }
+
         /// How many times the log says it began to speak message `number`.
         static func speakings(of number: Int, in log: String) -> Int {
             log.components(separatedBy: "speaking #\(number) ").count - 1

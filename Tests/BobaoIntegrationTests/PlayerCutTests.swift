@@ -88,6 +88,17 @@ extension SoundSuites {
                 + "silent \(ms(stop)) ms after the cut, next one \(ms(gap)) ms later")
         }
 
+        @Test func waitingWeeksForTheStreamIsFine() throws {
+            // A message's ttl may be 30 days: the wait's timer must never carry that whole delay (libpulse
+            // keeps it in an int of milliseconds and aborts on the overflow while the stream opens).
+            let sound = try TestSoundServer.shared()
+            let player = Self.player(serverAddress: sound.address, sinkName: sound.sinkName)
+            player.start()
+            defer { player.stop() }
+            #expect(player.waitUntilReady(until: Self.now() + 2_592_000))
+            #expect(player.isReady)
+        }
+
         @Test func waitingForAMissingSoundServerEndsAtTheDeadline() {
             let player = Self.player(serverAddress: "unix:/nonexistent/bobao-\(UUID().uuidString)/native", sinkName: nil)
             player.start()
