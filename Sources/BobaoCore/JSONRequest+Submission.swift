@@ -12,7 +12,7 @@ extension JSONRequest {
             case .text:
                 text = try readText(value)
             case .priority:
-                guard case .string(let name) = value, let priority = Priority(rawValue: name) else {
+                guard case .string(let name) = value, let priority = Priority(rawValue: name.lowercased()) else {
                     throw .badField("priority", "must be \"urgent\", \"normal\" or \"low\"")
                 }
                 options.priority = priority

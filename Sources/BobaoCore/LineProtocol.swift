@@ -80,7 +80,10 @@ public enum LineProtocol {
         -> Request
     {
         guard let converted = encoding.utf8(from: bytes) else { return .invalid(.badEncoding(encoding)) }
-        guard let text = String(validating: converted, as: UTF8.self) else { return .invalid(.badUTF8) }
+        guard var text = String(validating: converted, as: UTF8.self) else { return .invalid(.badUTF8) }
+        // A byte-order mark, as Windows software writes at the start of a stream, is no text (and must not
+        // hide the `{` of a JSON line behind it).
+        if text.unicodeScalars.first == "\u{FEFF}" { text = String(text.unicodeScalars.dropFirst()) }
         let trimmed = text.trimmingWhitespace()
         if trimmed.isEmpty { return .blank }
         // Tabs are allowed inside a line; other C0 and C1 controls and DEL are not text to speak. Checked

@@ -43,6 +43,20 @@ struct JSONRequestTests {
         #expect(parse(#"{"wait": false, "text": "好", "priority": "normal", "repeat": 1}"#) == .submission(Submission(text: "好")))
     }
 
+    @Test func aByteOrderMarkBeforeTheLineIsNotText() {
+        #expect(parse("\u{FEFF}" + #"{"text":"好"}"#) == .submission(Submission(text: "好")))
+        #expect(parse("\u{FEFF}新客户来了") == .announce("新客户来了"))
+        #expect(parse("\u{FEFF}AUTH secret") == .auth("secret"))
+    }
+
+    @Test func priorityNamesAreReadWhateverTheirCase() {
+        var urgent = MessageOptions()
+        urgent.priority = .urgent
+        #expect(parse(#"{"text":"好","priority":"URGENT"}"#) == .submission(Submission(text: "好", options: urgent)))
+        #expect(parse(#"{"text":"好","priority":"Urgent"}"#) == .submission(Submission(text: "好", options: urgent)))
+        #expect(reply(#"{"text":"好","priority":"high"}"#) == "ERR bad-field priority must be \"urgent\", \"normal\" or \"low\"\n")
+    }
+
     @Test func lineBreaksAndTabsInTextBecomeSpacesAndTheTextIsTrimmed() {
         #expect(parse(#"{"text": "\n 一号\r\n二号\t三号 \u3000"}"#) == .submission(Submission(text: "一号  二号 三号")))
         // An escaped backslash before u0000 is text, not a NUL.
