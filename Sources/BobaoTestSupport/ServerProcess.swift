@@ -67,16 +67,21 @@ public final class ServerProcess: @unchecked Sendable {
         process.signal(number)
     }
 
-    /// Waits for the exit; returns the exit status (or -1 on timeout).
+    /// Waits for the exit, and for the last of its output to be read (so `log` holds its last line);
+    /// returns the exit status (or -1 on timeout).
     public func wait(timeout: Double = 60) -> Int32 {
-        process.wait(timeout: timeout) ?? -1
+        guard let status = process.wait(timeout: timeout) else { return -1 }
+        // A child of the server holding the pipes open must not hang the test: a few seconds at most.
+        _ = output.waitFor(timeout: 5) { $0.closedPipes == 2 }
+        return status
     }
 
-    /// Sends `signal` and waits for the exit; returns the exit status (or -1 on timeout).
+    /// Sends `signal` and waits for the exit and the last of its output; returns the exit status (or -1 on
+    /// timeout).
     @discardableResult
     public func stop(signal: Int32 = SIGTERM, timeout: Double = 60) -> Int32 {
         process.signal(signal)
-        return process.wait(timeout: timeout) ?? -1
+        return wait(timeout: timeout)
     }
 
     deinit {
@@ -90,6 +95,8 @@ private final class ServerOutput: @unchecked Sendable {
         var stdout = ""
         var log = ""
         var exited = false
+        /// Pipes read to their end (the server's last words are in `stdout` and `log`).
+        var closedPipes = 0
     }
 
     private let condition = NSCondition()
@@ -122,7 +129,7 @@ private final class ServerOutput: @unchecked Sendable {
         Thread { [self] in
             while true {
                 let data = handle.availableData
-                if data.isEmpty { return }
+                if data.isEmpty { return update { $0.closedPipes += 1 } }
                 update { append(&$0, String(decoding: data, as: UTF8.self)) }
             }
         }.start()
