@@ -116,6 +116,9 @@ public struct AnnouncementQueue: Sendable {
 
     /// Everything still waiting, in the order it would be spoken.
     public var waiting: [Announcement] { lanes.flatMap(\.items) }
+
+    /// Whether announcement `id` is waiting (without copying the queue).
+    public func contains(_ id: UInt64) -> Bool { lanes.contains { $0.items.contains { $0.id == id } } }
 }
 
 /// One priority's announcements, oldest first: an array read from `head`, compacted now and then.

@@ -38,12 +38,12 @@ public final class AnnouncementBoard: Sendable {
 
     public typealias Watcher = @Sendable (AnnouncementEvent) -> Void
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let wakeSpeaker = DispatchSemaphore(value: 0)
-    private let writer: SpoolWriter?
-    private let log: @Sendable (String) -> Void
+    let writer: SpoolWriter?
+    let log: @Sendable (String) -> Void
 
-    private struct State {
+    struct State {
         var queue: AnnouncementQueue
         var closed = false
         /// Submissions given an id but not yet stored (or refused) by the writer.
@@ -225,7 +225,7 @@ public final class AnnouncementBoard: Sendable {
     public func watch(_ number: UInt64, clientID: String? = nil, _ watcher: @escaping Watcher) -> Bool {
         let known = state.withLock { state -> AnnouncementEvent?? in
             let live = state.inFlight.contains(number) || state.speaking?.id == number
-                || state.queue.waiting.contains { $0.id == number }
+                || state.queue.contains(number)
             if live {
                 state.watchers[number, default: []].append(watcher)
                 return .some(nil)
@@ -318,84 +318,6 @@ public final class AnnouncementBoard: Sendable {
         state.withLock { $0.lastError = (message, WallClock.nowMilliseconds()) }
     }
 
-    // MARK: Commands
-
-    /// Runs `body` once every submission made before this call has been stored and queued (or refused):
-    /// a command then sees every announcement acknowledged before it. At once without a spool.
-    public func afterPendingSubmissions(_ body: @escaping @Sendable () -> Void) {
-        guard let writer else { return body() }
-        writer.submit(.after(body))
-    }
-
-    /// `cancel`: takes the waiting message with this client key (or, failing that, this number) out of the
-    /// queue, or stops it if it is speaking. Returns the reply.
-    public func cancel(_ target: ClientCommand.Target) -> Result<String, LineProtocol.Refusal> {
-        if case .all = target {
-            let cleared = clear(reason: "cancelled by a client (cancel all)")
-            let skipped = interruptSpeaking(reason: "cancelled by a client (cancel all)")
-            return .success("OK cancelled \(cleared + (skipped == nil ? 0 : 1))\n")
-        }
-        guard case .id(let key) = target else { return .failure(.badField("id", "missing")) }
-        let number = UInt64(key)
-        let (removed, speaking) = state.withLock { state -> ([Announcement], (UInt64, @Sendable (UInt64, Interruption) -> Void)?) in
-            var removed = state.queue.remove { $0.options.clientID == key }
-            if removed.isEmpty, let number { removed = state.queue.remove { $0.id == number && $0.options.clientID == nil } }
-            // Asked even when already interrupted: a cancellation overrides a cut-in (not said again).
-            guard removed.isEmpty, let current = state.speaking,
-                  current.options.clientID == key || (current.options.clientID == nil && current.id == number),
-                  let interrupter = state.interrupter else { return (removed, nil) }
-            state.speakingInterrupted = true
-            state.speakingCancelled = "cancelled by a client"
-            return (removed, (current.id, interrupter))
-        }
-        let reason = "cancelled by a client"
-        if let (number, interrupter) = speaking {
-            log("cancelling #\(number) while it speaks (\(reason))")
-            interrupter(number, .cancelled(reason: reason))
-            return .success("OK cancelled #\(number)\n")
-        }
-        guard !removed.isEmpty else {
-            return .failure(.notFound(id: key))
-        }
-        for announcement in removed {
-            log("cancelled #\(announcement.id) \(EventLog.quote(announcement.text)) (\(reason)); not spoken")
-            finish(announcement, .cancelled(reason: reason))
-        }
-        return .success("OK cancelled " + removed.map { "#\($0.id)" }.joined(separator: " ") + "\n")
-    }
-
-    /// `skip`: stops the announcement speaking now; the next one follows.
-    public func skip() -> String {
-        guard let number = interruptSpeaking(reason: "skipped by a client") else { return "OK nothing is speaking\n" }
-        return "OK skipped #\(number)\n"
-    }
-
-    /// `clear`: cancels everything waiting (not the one speaking). Returns the reply.
-    public func clear() -> String {
-        "OK cleared \(clear(reason: "cleared by a client"))\n"
-    }
-
-    private func clear(reason: String) -> Int {
-        let removed = state.withLock { $0.queue.removeAll() }
-        if !removed.isEmpty { log("cleared \(removed.count) waiting announcement(s) (\(reason)); not spoken") }
-        for announcement in removed { finish(announcement, .cancelled(reason: reason)) }
-        return removed.count
-    }
-
-    /// Asks the speaker to stop what it says; returns its number, or nil when nothing speaks.
-    private func interruptSpeaking(reason: String) -> UInt64? {
-        let target = state.withLock { state -> (UInt64, @Sendable (UInt64, Interruption) -> Void)? in
-            guard let current = state.speaking, let interrupter = state.interrupter else { return nil }
-            state.speakingInterrupted = true
-            state.speakingCancelled = reason
-            return (current.id, interrupter)
-        }
-        guard let (number, interrupter) = target else { return nil }
-        log("stopping #\(number) while it speaks (\(reason))")
-        interrupter(number, .cancelled(reason: reason))
-        return number
-    }
-
     // MARK: State
 
     /// What `status` reports about the queue.
@@ -442,6 +364,20 @@ public final class AnnouncementBoard: Sendable {
 
     /// Whether what waits is safe in the spool for the next start: there is a spool and its writes work.
     public var keepsWhatWaits: Bool { writer.map { !$0.isFailing } ?? false }
+
+    /// Why what waits is not kept (`not kept (--no-spool)`), or nil when it is.
+    public var notKept: String? {
+        keepsWhatWaits ? nil : spool == nil ? "not kept (--no-spool)" : "NOT kept: the spool is failing"
+    }
+
+    /// An announcement the stopping server will not speak (`when`: "before its turn", "before it was
+    /// spoken"): logged; kept in the spool for the next start, or, lost, ended `failed` for its waiting
+    /// clients.
+    public func leftUnspoken(_ announcement: Announcement, _ when: String) {
+        let kept = keepsWhatWaits ? "; kept in the spool for the next start" : spool == nil ? "" : "; \(notKept!)"
+        log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))\(kept)")
+        if let notKept { finish(announcement, .failed(reason: "the server stopped \(when); \(notKept.lowercased())")) }
+    }
 
     /// Waiting announcements, counting those still being stored.
     public var count: Int { state.withLock { $0.queue.count + $0.inFlight.count } }

@@ -120,16 +120,7 @@ public final class AnnouncementServer: Sendable {
         board.close()
         defer { listener.stop() }
         let waiting = board.drain()
-        let kept = board.keepsWhatWaits ? "; kept in the spool for the next start"
-            : board.spool == nil ? "" : "; NOT kept: the spool is failing (see SPOOL FAILED above)"
-        for announcement in waiting {
-            log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))\(kept)")
-            // Kept, it is still to be said after the next start; lost, its waiting clients learn it now.
-            if !board.keepsWhatWaits {
-                board.finish(announcement, .failed(reason: "the server stopped before its turn; "
-                    + (board.spool == nil ? "not kept (--no-spool)" : "not kept: the spool is failing")))
-            }
-        }
+        for announcement in waiting { board.leftUnspoken(announcement, "before its turn") }
         if !player.isReady {
             player.stop()  // nothing can be heard without a sound server; don't wait for one
         } else if let current = speaker.speaking {

@@ -87,16 +87,6 @@ public final class Speaker: Sendable {
         if let utterance { output.cut(utterance) } else { output.wake() }  // it may be waiting for the sound server
     }
 
-    private func notSpoken(_ announcement: Announcement) {
-        let kept = board.keepsWhatWaits ? "; kept in the spool for the next start"
-            : board.spool == nil ? "" : "; NOT kept: the spool is failing"
-        log("not spoken (server stopping): #\(announcement.id) \(EventLog.quote(announcement.text))\(kept)")
-        if !board.keepsWhatWaits {
-            board.finish(announcement, .failed(reason: "the server stopped before it was spoken; "
-                + (board.spool == nil ? "not kept (--no-spool)" : "not kept: the spool is failing")))
-        }
-    }
-
     /// Speaks one announcement; false when the output has stopped and the speaker should too.
     private func speak(_ announcement: Announcement) -> Bool {
         current.withLock { $0 = Current(announcement: announcement) }
@@ -108,7 +98,7 @@ public final class Speaker: Sendable {
         if let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why, started: false) }
         guard ready else {
             if output.isStopping {
-                notSpoken(announcement)
+                board.leftUnspoken(announcement, "before it was spoken")
                 return false
             }
             let reason = "no sound server to play it on" + (output.status.lastError.map { " (\($0))" } ?? "")
@@ -143,7 +133,7 @@ public final class Speaker: Sendable {
         log("speaking #\(announcement.id) \(EventLog.quote(announcement.text))"
             + (spoken == announcement.text ? "" : " as \(EventLog.quote(spoken))") + Self.describe(options))
         guard let utterance = output.beginUtterance() else {
-            notSpoken(announcement)
+            board.leftUnspoken(announcement, "before it was spoken")
             return false
         }
         if current.withLock({ $0.utterance = utterance; return $0.interruption }) != nil { output.cut(utterance) }
@@ -171,14 +161,13 @@ public final class Speaker: Sendable {
         if !played, let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why) }
         guard played else {
             guard !output.isStopping else {
-                let kept = board.keepsWhatWaits ? "it stays in the spool and is said from its start after the next start"
-                    : board.spool == nil ? "not kept (--no-spool)" : "NOT kept: the spool is failing"
-                log("#\(announcement.id) was cut by the shutdown; \(kept)")
-                if board.keepsWhatWaits {
-                    board.requeueFirst(announcement)
-                } else {
+                log("#\(announcement.id) was cut by the shutdown; "
+                    + (board.notKept ?? "it stays in the spool and is said from its start after the next start"))
+                if let notKept = board.notKept {
                     // Lost with the process: its waiting clients learn it now.
-                    board.finish(announcement, .failed(reason: "the server stopped while it was spoken; \(kept)"))
+                    board.finish(announcement, .failed(reason: "the server stopped while it was spoken; \(notKept.lowercased())"))
+                } else {
+                    board.requeueFirst(announcement)
                 }
                 return false
             }

@@ -8,9 +8,6 @@ enum SkipCommand {
         """
 
     static func run(_ arguments: [String]) throws {
-        let args = try Arguments(arguments, valued: CommandClient.valuedOptions, switches: ["help"])
-        if args.flag("help") { print(usage); return }
-        guard args.positional.isEmpty else { throw CommandError.usage("unexpected argument '\(args.positional[0])'\n\(usage)") }
-        try CommandClient.run(args, command: "skip", line: "{\"cmd\":\"skip\"}")
+        try CommandClient.runBare(arguments, command: "skip", usage: usage)
     }
 }

@@ -27,21 +27,9 @@ final class EventClient: @unchecked Sendable {
     private let state = ReaderState()
 
     init(port: UInt16) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var on: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard status == 0 else {
-            let error = POSIXError(.init(rawValue: errno) ?? .EIO)
-            close(fd)
-            throw error
+        fd = try RawClient.connectLoopback(port: port) { fd in
+            var on: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, socklen_t(MemoryLayout<Int32>.size))
         }
         let descriptor = fd, state = self.state
         Thread { state.read(descriptor) }.start()

@@ -7,7 +7,14 @@ final class RawClient: @unchecked Sendable {
     let fd: Int32
 
     init(port: UInt16) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        fd = try Self.connectLoopback(port: port)
+    }
+
+    /// A blocking TCP socket connected to 127.0.0.1:`port` (`configure` runs on it before the connect).
+    static func connectLoopback(port: UInt16, configure: (Int32) -> Void = { _ in }) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        configure(fd)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -15,11 +22,12 @@ final class RawClient: @unchecked Sendable {
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard fd >= 0, status == 0 else {
+        guard status == 0 else {
             let error = POSIXError(.init(rawValue: errno) ?? .EIO)
-            if fd >= 0 { close(fd) }
+            close(fd)
             throw error
         }
+        return fd
     }
 
     deinit { close(fd) }
