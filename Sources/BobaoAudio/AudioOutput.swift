@@ -47,6 +47,10 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// The sound server's state and the sink, for `status`.
     var status: OutputStatus { get }
 
+    /// Sets the output's own stream volume (0–100 % of the sound server's normal volume; what `pactl`
+    /// shows as the stream's percentage), now and whenever the stream is opened again. Any thread.
+    func setVolume(percent: Int)
+
     /// Stops for good; an utterance being written is cut.
     func stop()
 }

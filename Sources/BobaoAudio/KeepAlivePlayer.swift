@@ -55,6 +55,8 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var skipNextGap = false
     /// The last connection or stream failure, as logged, for `status`.
     var lastError: String?
+    /// The stream volume set by `setVolume(percent:)`; nil leaves it to the sound server.
+    var volumePercent: Int?
 
     enum Mode {
         /// The write callback feeds silence.

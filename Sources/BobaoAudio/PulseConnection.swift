@@ -67,7 +67,11 @@ extension KeepAlivePlayer {
             minreq: target / 8,
             fragsize: UInt32.max)
         let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue)
-        if pa_stream_connect_playback(stream, configuration.sinkName, &attributes, flags, nil, nil) < 0 {
+        var volume = streamVolume
+        let opened = volumePercent == nil
+            ? pa_stream_connect_playback(stream, configuration.sinkName, &attributes, flags, nil, nil)
+            : pa_stream_connect_playback(stream, configuration.sinkName, &attributes, flags, &volume, nil)
+        if opened < 0 {
             connectionLost(reason: "could not open a playback stream: \(String(cString: pa_strerror(pa_context_errno(context))))")
         }
     }

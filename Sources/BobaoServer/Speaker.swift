@@ -25,6 +25,7 @@ public final class Speaker: Sendable {
     private let maximumSpeechSeconds: Double
     private let chime: @Sendable (ChimeChoice) -> [Int16]?
     private let log: EventLog
+    private let speechActivity: @Sendable (Bool) -> Void
     private let finished = DispatchSemaphore(value: 0)
     private let current = Mutex(Current())
 
@@ -43,10 +44,13 @@ public final class Speaker: Sendable {
     ///   - maximumSpeechSeconds: an announcement is cut after this much speech unless it says otherwise.
     ///   - chime: the samples (at the synthesizer's rate) of the chime an announcement asks for, resolving
     ///     `.serverDefault` and `.on` to the server's `--chime`; nil for none.
+    ///   - speechActivity: told `true` just before an utterance begins and `false` once it has been heard
+    ///     (or was cut), from the speaker's thread; ducking the other streams hangs on it.
     public init(
         board: AnnouncementBoard, synthesizer: any Synthesizer, output: any AudioOutput,
         parameters: SpeechParameters, maximumSpeechSeconds: Double = 60,
-        chime: @escaping @Sendable (ChimeChoice) -> [Int16]? = { _ in nil }, log: EventLog
+        chime: @escaping @Sendable (ChimeChoice) -> [Int16]? = { _ in nil },
+        speechActivity: @escaping @Sendable (Bool) -> Void = { _ in }, log: EventLog
     ) {
         self.board = board
         self.synthesizer = synthesizer
@@ -54,6 +58,7 @@ public final class Speaker: Sendable {
         self.parameters = parameters
         self.maximumSpeechSeconds = maximumSpeechSeconds
         self.chime = chime
+        self.speechActivity = speechActivity
         self.log = log
     }
 
@@ -130,6 +135,8 @@ public final class Speaker: Sendable {
         let maximum = options.maximumSpeechSeconds ?? maximumSpeechSeconds
         let progress = UtteranceProgress(samples: Int(maximum * Double(synthesizer.sampleRate)))
         board.started(announcement)
+        speechActivity(true)
+        defer { speechActivity(false) }
         log("speaking #\(announcement.id) \(EventLog.quote(announcement.text))"
             + (spoken == announcement.text ? "" : " as \(EventLog.quote(spoken))") + Self.describe(options))
         guard let utterance = output.beginUtterance() else {

@@ -45,6 +45,15 @@ final class FakeAudioOutput: AudioOutput, @unchecked Sendable {
 
     func start() {}
 
+    private var volume: Int?
+
+    /// The last `setVolume(percent:)`.
+    var volumePercent: Int? { condition.withLock { volume } }
+
+    func setVolume(percent: Int) {
+        condition.withLock { volume = percent }
+    }
+
     var isReady: Bool { condition.withLock { ready && !stopping } }
 
     var isStopping: Bool { condition.withLock { stopping } }
