@@ -16,6 +16,10 @@ public struct PlayerConfiguration: Sendable, Equatable {
     public var idleBufferMilliseconds = 2000
     /// Silence between two announcements.
     public var gapMilliseconds = 300
+    /// What the stream plays between announcements (`--keepalive`).
+    public var keepAlive = KeepAliveMode.silence
+    /// The level of `--keepalive noise`, in dBFS (`--keepalive-level`).
+    public var keepAliveLevelDBFS = -60.0
     /// Leading samples quieter than this are dropped from each utterance (eSpeak begins with ~12 ms of
     /// near-silence that would only delay the first syllable).
     public var leadingSilenceThreshold: Int16 = 64
@@ -28,4 +32,14 @@ public struct PlayerConfiguration: Sendable, Equatable {
     var bytesPerSecond: Int { sampleRate * 2 }
 
     func bytes(milliseconds: Int) -> Int { bytesPerSecond * milliseconds / 1000 / 2 * 2 }
+}
+
+/// What keeps the sink awake between announcements.
+public enum KeepAliveMode: String, Sendable, Equatable, CaseIterable {
+    /// Digital silence: the sink never suspends (the default).
+    case silence
+    /// Very faint noise, for amplifiers and active speakers that switch off on digital silence.
+    case noise
+    /// Nothing: the stream closes when idle, and the sink may suspend.
+    case off
 }
