@@ -28,7 +28,13 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var streamReady = false
     var stopping = false
     var mode = Mode.silence
+    /// Whether the current utterance has not yet had a loud sample: quiet ones are dropped until it has.
     var trimming = false
+    /// Quiet samples of the current utterance held back from the stream until a louder one follows them:
+    /// the quiet a synthesizer writes after its last word is dropped at the end, so `--gap` alone separates
+    /// two announcements. Allocated once; the audio path never allocates.
+    let heldQuiet: UnsafeMutableBufferPointer<Int16>
+    var heldCount = 0
     var utterancePlayed = true
     var lastUtteranceEnd: UInt64 = 0  // pa_rtclock microseconds
     var everConnected = false
@@ -71,11 +77,13 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         self.configuration = configuration
         self.log = log
         reconnectDelay = configuration.reconnectInitialMilliseconds
+        heldQuiet = .allocate(capacity: max(1, configuration.sampleRate * configuration.heldQuietMilliseconds / 1000))
         mainloop = pa_threaded_mainloop_new()
         pa_threaded_mainloop_set_name(mainloop, "bobao.pulse")
     }
 
     deinit {
+        heldQuiet.deallocate()
         pa_threaded_mainloop_free(mainloop)
     }
 
@@ -162,6 +170,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         currentCut = false
         mode = .speech
         trimming = true
+        heldCount = 0
         utterancePlayed = false
         utteranceStart = pa_rtclock_now()
         utteranceBytes = 0
@@ -189,49 +198,13 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         self.playedOutTimer = nil
     }
 
-    /// Writes speech samples, waiting while the stream's buffer is full. Returns false if the utterance was
-    /// cut, or the stream was lost, which cuts it too.
-    @discardableResult
-    public func write(_ samples: UnsafeBufferPointer<Int16>, for utterance: Utterance) -> Bool {
-        lock()
-        defer { unlock() }
-        var start = 0
-        if trimming {
-            let threshold = configuration.leadingSilenceThreshold
-            while start < samples.count && abs(Int(samples[start])) < Int(threshold) { start += 1 }
-            if start < samples.count { trimming = false }
-        }
-        guard let base = samples.baseAddress, start < samples.count else { return isLive(utterance) }
-        var source = UnsafeRawPointer(base + start)
-        var remaining = (samples.count - start) * 2
-        while remaining > 0 {
-            guard isLive(utterance), let stream, streamReady else { return false }
-            var size = pa_stream_writable_size(stream)  // (size_t)-1, read as -1, on error
-            if size < 0 { return false }
-            if size == 0 {
-                wait()  // the write-request callback signals when there is room
-                continue
-            }
-            size = min(size, remaining)
-            var target: UnsafeMutableRawPointer?
-            var granted = size
-            guard pa_stream_begin_write(stream, &target, &granted) == 0, let target else { return false }
-            granted = min(granted, size) & ~1
-            target.copyMemory(from: source, byteCount: granted)
-            pa_stream_write(stream, target, granted, nil, 0, PA_SEEK_RELATIVE)
-            source += granted
-            remaining -= granted
-            utteranceBytes += granted
-        }
-        return true
-    }
-
     /// The synthesizer reported the end of the message: resume the silence behind the speech, and learn
     /// from the server when the last sample will have been heard. Does nothing for a cut utterance.
     public func endUtterance(_ utterance: Utterance) {
         lock()
         defer { unlock() }
         guard isLive(utterance), mode == .speech, let stream, streamReady else { return }
+        heldCount = 0  // the quiet after the last word: the gap replaces it
         mode = .ending
         timingUpdate = pa_stream_update_timing_info(stream, onTimingUpdated, userdata)
         if timingUpdate == nil { finishEnding(latency: 0) }
@@ -309,20 +282,6 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         utterancePlayed = true
         lastUtteranceEnd = pa_rtclock_now()
         signal()
-    }
-
-    /// Writes `bytes` of silence. Main loop lock held.
-    func writeSilence(_ stream: OpaquePointer, bytes: Int) {
-        var remaining = bytes & ~1
-        while remaining > 0 {
-            var target: UnsafeMutableRawPointer?
-            var granted = remaining
-            guard pa_stream_begin_write(stream, &target, &granted) == 0, let target, granted > 0 else { return }
-            granted = min(granted, remaining) & ~1
-            target.initializeMemory(as: UInt8.self, repeating: 0, count: granted)
-            pa_stream_write(stream, target, granted, nil, 0, PA_SEEK_RELATIVE)
-            remaining -= granted
-        }
     }
 
     // MARK: Stopping

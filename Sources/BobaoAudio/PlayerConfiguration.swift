@@ -20,9 +20,13 @@ public struct PlayerConfiguration: Sendable, Equatable {
     public var keepAlive = KeepAliveMode.silence
     /// The level of `--keepalive noise`, in dBFS (`--keepalive-level`).
     public var keepAliveLevelDBFS = -60.0
-    /// Leading samples quieter than this are dropped from each utterance (eSpeak begins with ~12 ms of
-    /// near-silence that would only delay the first syllable).
-    public var leadingSilenceThreshold: Int16 = 64
+    /// Leading and trailing samples quieter than this are dropped from each utterance: eSpeak begins with
+    /// ~12 ms of near-silence that would only delay the first syllable, and ends a Mandarin sentence with
+    /// ~300 ms of it that would lengthen every `--gap`.
+    public var silenceThreshold: Int16 = 64
+    /// The longest run of quiet samples held back inside an utterance until louder ones follow (or the
+    /// utterance ends, and they are dropped); a longer pause (a repeat's) is written as it comes.
+    public var heldQuietMilliseconds = 1000
     /// Reconnection backoff: first delay and cap, in milliseconds.
     public var reconnectInitialMilliseconds = 100
     public var reconnectMaximumMilliseconds = 2000

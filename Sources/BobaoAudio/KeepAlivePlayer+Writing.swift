@@ -1,0 +1,97 @@
+import CPulse
+
+// Putting samples into the stream: speech from the synthesizer's thread (trimmed of the quiet before its
+// first and after its last loud sample), and silence on the main loop.
+extension KeepAlivePlayer {
+    /// Writes speech samples, waiting while the stream's buffer is full. Returns false if the utterance was
+    /// cut, or the stream was lost, which cuts it too.
+    ///
+    /// Quiet samples at the start of an utterance are dropped; quiet samples after a loud one are held back
+    /// (up to `heldQuietMilliseconds`) until a loud one follows, so those at its end are never written.
+    @discardableResult
+    public func write(_ samples: UnsafeBufferPointer<Int16>, for utterance: Utterance) -> Bool {
+        lock()
+        defer { unlock() }
+        guard isLive(utterance) else { return false }
+        let threshold = Int(configuration.silenceThreshold)
+        func loud(_ sample: Int16) -> Bool { abs(Int(sample)) >= threshold }
+        var start = 0
+        if trimming {
+            while start < samples.count && !loud(samples[start]) { start += 1 }
+            if start < samples.count { trimming = false }
+        }
+        guard let base = samples.baseAddress, start < samples.count else { return isLive(utterance) }
+        var end = samples.count
+        while end > start && !loud(samples[end - 1]) { end -= 1 }
+        if end > start {
+            // Loud samples: the quiet held so far lies inside the speech after all.
+            guard writeHeldQuiet(for: utterance), push(base + start, count: end - start, for: utterance) else {
+                return false
+            }
+            start = end
+        }
+        return holdQuiet(base + start, count: samples.count - start, for: utterance)
+    }
+
+    /// Adds quiet samples to those held back, writing out the oldest when there are too many.
+    func holdQuiet(_ samples: UnsafePointer<Int16>, count: Int, for utterance: Utterance) -> Bool {
+        let capacity = heldQuiet.count
+        if heldCount + count > capacity {
+            guard writeHeldQuiet(for: utterance) else { return false }
+            if count > capacity {
+                guard push(samples, count: count - capacity, for: utterance) else { return false }
+                return holdQuiet(samples + (count - capacity), count: capacity, for: utterance)
+            }
+        }
+        (heldQuiet.baseAddress! + heldCount).update(from: samples, count: count)
+        heldCount += count
+        return true
+    }
+
+    func writeHeldQuiet(for utterance: Utterance) -> Bool {
+        guard heldCount > 0 else { return true }
+        let count = heldCount
+        heldCount = 0
+        return push(heldQuiet.baseAddress!, count: count, for: utterance)
+    }
+
+    /// Writes samples as the stream makes room for them. Main loop lock held (released while waiting).
+    func push(_ samples: UnsafePointer<Int16>, count: Int, for utterance: Utterance) -> Bool {
+        var source = UnsafeRawPointer(samples)
+        var remaining = count * 2
+        while remaining > 0 {
+            guard isLive(utterance), let stream, streamReady else { return false }
+            var size = pa_stream_writable_size(stream)  // (size_t)-1, read as -1, on error
+            if size < 0 { return false }
+            if size == 0 {
+                wait()  // the write-request callback signals when there is room
+                continue
+            }
+            size = min(size, remaining)
+            var target: UnsafeMutableRawPointer?
+            var granted = size
+            guard pa_stream_begin_write(stream, &target, &granted) == 0, let target else { return false }
+            granted = min(granted, size) & ~1
+            target.copyMemory(from: source, byteCount: granted)
+            pa_stream_write(stream, target, granted, nil, 0, PA_SEEK_RELATIVE)
+            source += granted
+            remaining -= granted
+            utteranceBytes += granted
+        }
+        return true
+    }
+
+    /// Writes `bytes` of silence. Main loop lock held.
+    func writeSilence(_ stream: OpaquePointer, bytes: Int) {
+        var remaining = bytes & ~1
+        while remaining > 0 {
+            var target: UnsafeMutableRawPointer?
+            var granted = remaining
+            guard pa_stream_begin_write(stream, &target, &granted) == 0, let target, granted > 0 else { return }
+            granted = min(granted, remaining) & ~1
+            target.initializeMemory(as: UInt8.self, repeating: 0, count: granted)
+            pa_stream_write(stream, target, granted, nil, 0, PA_SEEK_RELATIVE)
+            remaining -= granted
+        }
+    }
+}
