@@ -1,4 +1,5 @@
 import CPulse
+import Glibc
 
 // Putting samples into the stream: speech from the synthesizer's thread (trimmed of the quiet before its
 // first and after its last loud sample), and silence on the main loop.
@@ -81,7 +82,8 @@ extension KeepAlivePlayer {
         return true
     }
 
-    /// Writes `bytes` of silence. Main loop lock held.
+    /// Writes `bytes` of what the stream plays between words: digital silence, or with `--keepalive noise`
+    /// the faint noise that keeps an amplifier from switching off. Main loop lock held.
     func writeSilence(_ stream: OpaquePointer, bytes: Int) {
         var remaining = bytes & ~1
         while remaining > 0 {
@@ -89,9 +91,40 @@ extension KeepAlivePlayer {
             var granted = remaining
             guard pa_stream_begin_write(stream, &target, &granted) == 0, let target, granted > 0 else { return }
             granted = min(granted, remaining) & ~1
-            target.initializeMemory(as: UInt8.self, repeating: 0, count: granted)
+            if let noise = keepAliveNoise {
+                fillWithNoise(target.assumingMemoryBound(to: Int16.self), count: granted / 2, from: noise)
+            } else {
+                target.initializeMemory(as: UInt8.self, repeating: 0, count: granted)
+            }
             pa_stream_write(stream, target, granted, nil, 0, PA_SEEK_RELATIVE)
             remaining -= granted
         }
+    }
+
+    /// Copies `count` samples of the noise loop, going on where the last copy stopped.
+    func fillWithNoise(_ target: UnsafeMutablePointer<Int16>, count: Int, from noise: UnsafeMutableBufferPointer<Int16>) {
+        var done = 0
+        while done < count {
+            let piece = min(count - done, noise.count - noiseCursor)
+            (target + done).update(from: noise.baseAddress! + noiseCursor, count: piece)
+            done += piece
+            noiseCursor = (noiseCursor + piece) % noise.count
+        }
+    }
+
+    /// A second of white noise whose RMS is `levelDBFS` (uniform samples, from a fixed-seed generator: the
+    /// same every start). Nil unless `--keepalive noise`.
+    static func makeNoise(_ configuration: PlayerConfiguration) -> UnsafeMutableBufferPointer<Int16>? {
+        guard configuration.keepAlive == .noise else { return nil }
+        let rms = 32768 * pow(10, configuration.keepAliveLevelDBFS / 20)
+        let amplitude = rms * 3.0.squareRoot()  // a uniform distribution on [-a, a] has an RMS of a / sqrt(3)
+        let noise = UnsafeMutableBufferPointer<Int16>.allocate(capacity: max(1, configuration.sampleRate))
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for index in noise.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let unit = Double(state >> 11) / Double(1 << 53) * 2 - 1  // [-1, 1)
+            noise[index] = Int16(clamping: Int((unit * amplitude).rounded()))
+        }
+        return noise
     }
 }

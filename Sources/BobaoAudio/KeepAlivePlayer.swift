@@ -35,6 +35,9 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     /// two announcements. Allocated once; the audio path never allocates.
     let heldQuiet: UnsafeMutableBufferPointer<Int16>
     var heldCount = 0
+    /// With `--keepalive noise`, a second of faint noise the idle stream loops; nil for digital silence.
+    let keepAliveNoise: UnsafeMutableBufferPointer<Int16>?
+    var noiseCursor = 0
     var utterancePlayed = true
     var lastUtteranceEnd: UInt64 = 0  // pa_rtclock microseconds
     var everConnected = false
@@ -78,12 +81,14 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         self.log = log
         reconnectDelay = configuration.reconnectInitialMilliseconds
         heldQuiet = .allocate(capacity: max(1, configuration.sampleRate * configuration.heldQuietMilliseconds / 1000))
+        keepAliveNoise = Self.makeNoise(configuration)
         mainloop = pa_threaded_mainloop_new()
         pa_threaded_mainloop_set_name(mainloop, "bobao.pulse")
     }
 
     deinit {
         heldQuiet.deallocate()
+        keepAliveNoise?.deallocate()
         pa_threaded_mainloop_free(mainloop)
     }
 

@@ -1,3 +1,4 @@
+import BobaoAudio
 import BobaoCore
 import BobaoPlatform
 import BobaoServer
@@ -13,10 +14,16 @@ enum ServeCommand {
                            [--token SECRET] [--allow CIDR[,CIDR…]] [--spool PATH | --no-spool] [--ttl SECONDS]
                            [--shutdown-timeout SECONDS] [--max-speech SECONDS] [--rate-limit-loopback]
                            [--chime NAME|off] [--encoding utf-8|gbk|gb18030]
+                           [--keepalive silence|noise|off] [--keepalive-level DBFS]
           --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
           --sink     PulseAudio sink to play on (default: the sound server's default sink)
           --queue    announcements that may wait before lines are refused (default 256)
           --gap      silence between announcements in milliseconds (default 300)
+          --keepalive  what plays between announcements: silence (default; the sink never suspends and the
+                       speaker never sleeps), noise (very faint noise, for amplifiers and active speakers
+                       that switch off on digital silence) or off (the stream closes when idle and the
+                       sink may suspend; the first syllable may be lost on speakers that sleep)
+          --keepalive-level  the noise's level in dBFS, -90 to -40 (default -60)
           --max-connections  open connections at most; the next gets ERR busy (default 512)
           --idle-timeout     close a connection after this many seconds without a line (default 60)
           --token    clients must send AUTH SECRET as their first line (or set BOBAO_TOKEN, which keeps it
@@ -52,7 +59,7 @@ enum ServeCommand {
             arguments, valued: Arguments.speechOptions.union([
                 "listen", "sink", "queue", "max-line", "gap", "media-role", "max-connections", "idle-timeout",
                 "line-rate", "line-burst", "token", "allow",
-                "spool", "ttl", "shutdown-timeout", "max-speech", "chime", "encoding",
+                "spool", "ttl", "shutdown-timeout", "max-speech", "chime", "encoding", "keepalive", "keepalive-level",
             ]),
             switches: ["help", "no-spool", "rate-limit-loopback"])
         if args.flag("help") { print(usage); return }
@@ -111,6 +118,15 @@ enum ServeCommand {
             throw CommandError.usage("--spool and --no-spool contradict each other")
         }
         if let gap = try args.int("gap", in: 0...10_000, "ms") { configuration.player.gapMilliseconds = gap }
+        if let mode = try args.choice("keepalive", of: KeepAliveMode.allCases.map(\.rawValue)) {
+            configuration.player.keepAlive = KeepAliveMode(rawValue: mode)!
+        }
+        if let level = try args.int("keepalive-level", in: -90 ... -40, "dBFS") {
+            guard configuration.player.keepAlive == .noise else {
+                throw CommandError.usage("--keepalive-level sets the level of --keepalive noise; add --keepalive noise")
+            }
+            configuration.player.keepAliveLevelDBFS = Double(level)
+        }
         if let name = args.string("encoding") {
             guard let encoding = TextEncoding(name: name) else {
                 throw CommandError.usage("--encoding: unknown encoding '\(name)' (\(TextEncoding.names))")

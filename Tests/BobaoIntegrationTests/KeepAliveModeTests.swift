@@ -1,0 +1,71 @@
+import BobaoCore
+import BobaoServer
+import BobaoTestSupport
+import Foundation
+import Testing
+
+extension SoundSuites {
+    /// `--keepalive noise` and `--keepalive-level`: what reaches the sink between announcements.
+    @Suite(.serialized, .timeLimit(.minutes(2)))
+    struct KeepAliveModeTests {
+        /// The level of a recording in dBFS (RMS against a full-scale 16-bit sample).
+        static func dBFS(_ value: Double) -> Double { 20 * log10(max(value, 1e-9) / 32768) }
+
+        /// One second of what the sink gets while Bobao idles.
+        static func idleSecond(_ recorder: MonitorRecorder) -> SignalAnalysis {
+            let begin = recorder.samples.count
+            recorder.record(seconds: 1)
+            return recorder.analysis(from: begin + recorder.sampleRate / 10)
+        }
+
+        @Test func noiseIsFaintButNeverDigitalSilenceAndSpeechStillComesThrough() throws {
+            let sound = try TestSoundServer.shared()
+            let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
+            let bobao = try ServerProcess(arguments: ["--no-spool", "--keepalive", "noise"], pulseServer: sound.address)
+            #expect(bobao.waitForLog("keep-alive stream open"))
+            let idle = Self.idleSecond(recorder)
+            let nonZero = idle.samples.filter { $0 != 0 }.count
+            #expect(nonZero > idle.samples.count / 2, "the noise reaches the sink: \(nonZero) non-zero samples")
+            let rms = Self.dBFS(idle.rms), peak = Self.dBFS(Double(idle.peak))
+            #expect(rms < -50 && peak < -50, "noise at \(rms) dBFS RMS, peak \(peak) dBFS")
+            #expect(rms > -66, "noise at \(rms) dBFS RMS, asked for -60")
+
+            let begin = recorder.samples.count
+            let client = try EventClient(port: bobao.port)
+            try client.send(#"{"text": "欢迎光临", "wait": true}"# + "\n")
+            client.finishSending()
+            #expect(client.waitForEvent("done", number: 1) != nil, "\(client.lines)")
+            #expect(recorder.waitForQuiet(after: begin, quiet: 0.3))
+            let heard = recorder.analysis(from: begin)
+            let speech = try #require(heard.segments(bridging: .infinity).first, "speech over the noise")
+            let expected = try Rendering("欢迎光临").soundingDuration
+            #expect(abs(speech.duration - expected) < 0.1 * expected, "heard \(speech.duration) s of \(expected) s")
+            // And the noise again after it.
+            let after = Self.idleSecond(recorder)
+            #expect(after.samples.filter { $0 != 0 }.count > after.samples.count / 2)
+            #expect(Self.dBFS(after.rms) < -50)
+            print("keepalive noise: \(rms) dBFS RMS, peak \(peak) dBFS")
+            #expect(bobao.stop() == 0)
+        }
+
+        @Test func theNoiseLevelIsTheOneAskedFor() throws {
+            let sound = try TestSoundServer.shared()
+            let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
+            let bobao = try ServerProcess(
+                arguments: ["--no-spool", "--keepalive", "noise", "--keepalive-level", "-45"], pulseServer: sound.address)
+            #expect(bobao.waitForLog("keep-alive stream open"))
+            let rms = Self.dBFS(Self.idleSecond(recorder).rms)
+            #expect(abs(rms - -45) < 2, "noise at \(rms) dBFS, asked for -45")
+            #expect(bobao.stop() == 0)
+        }
+
+        @Test func silenceIsDigitalSilence() throws {
+            let sound = try TestSoundServer.shared()
+            let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
+            let bobao = try ServerProcess(arguments: ["--no-spool"], pulseServer: sound.address)
+            #expect(bobao.waitForLog("keep-alive stream open"))
+            #expect(Self.idleSecond(recorder).peak == 0)
+            #expect(bobao.stop() == 0)
+        }
+    }
+}
