@@ -57,7 +57,8 @@ public protocol AudioOutput: AnyObject, Sendable {
 
 /// What `status` says about the output.
 public struct OutputStatus: Sendable, Equatable {
-    /// `playing` (the stream is open), `connecting` (waiting for the sound server) or `stopped`.
+    /// `playing` (the stream is open), `idle` (`--keepalive off`: connected, the stream closed until there is
+    /// something to say), `connecting` (waiting for the sound server) or `stopped`.
     public var state: String
     /// The sink the stream plays to, once known.
     public var sink: String?

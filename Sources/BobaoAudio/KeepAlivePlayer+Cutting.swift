@@ -15,7 +15,10 @@ extension KeepAlivePlayer {
             trimming = false
             cancelPlayedOutTimer()
             cancelTimingUpdate()
-            defer { signal() }
+            defer {
+                armIdleClose()
+                signal()
+            }
             // An utterance whose stream was lost is already cut: there is nothing queued to drop.
             guard utterance.session == generation, let stream, streamReady else { return }
             mode = .silence

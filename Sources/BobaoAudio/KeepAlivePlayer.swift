@@ -66,6 +66,10 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var lastError: String?
     /// The stream volume set by `setVolume(percent:)`; nil leaves it to the sound server.
     var volumePercent: Int?
+    /// `--keepalive off`: the stream is closed because the player is idle (the sound server is there).
+    var streamClosedWhileIdle = false
+    /// `--keepalive off`: closes the stream once the player has been idle a while.
+    var idleCloseTimer: OpaquePointer?
 
     enum Mode {
         /// The write callback feeds silence.
@@ -111,7 +115,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     public var isReady: Bool {
         lock()
         defer { unlock() }
-        return streamReady
+        return canPlay
     }
 
     // MARK: Speaking
@@ -120,8 +124,8 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     public func waitUntilReady() -> Bool {
         lock()
         defer { unlock() }
-        while !streamReady && !stopping { wait() }
-        return streamReady && !stopping
+        while !canPlay && !stopping { wait() }
+        return canPlay && !stopping
     }
 
     /// Blocks until the stream is open, the player stops, or `deadline` (CLOCK_MONOTONIC seconds, as
@@ -137,7 +141,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         var timer: OpaquePointer?
         defer { if let timer { api.pointee.time_free(timer) } }
         let woken = wakeups
-        while !streamReady && !stopping && wakeups == woken {
+        while !canPlay && !stopping && wakeups == woken {
             // Armed for a minute at most, and again: PulseAudio keeps a timer's delay in an int of
             // milliseconds, which a ttl of weeks would overflow (an assertion abort inside libpulse).
             let remaining = min(deadline - Self.monotonicSeconds(), 60)
@@ -152,7 +156,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
             }
             wait()
         }
-        return streamReady && !stopping
+        return canPlay && !stopping
     }
 
     /// CLOCK_MONOTONIC in seconds, the clock of `waitUntilReady(until:)`'s deadline.
@@ -167,7 +171,11 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     public func beginUtterance() -> Utterance? {
         lock()
         defer { unlock() }
-        while !streamReady && !stopping { wait() }
+        cancelIdleClose()
+        while !streamReady && !stopping {
+            while !canPlay && !stopping { wait() }
+            openStreamClosedWhileIdle()
+        }
         guard let stream, !stopping else { return nil }
         cancelPlayedOutTimer()
         cancelTimingUpdate()
@@ -237,7 +245,8 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
                 return OutputStatus(state: "playing", sink: String(cString: device), lastError: lastError)
             }
             return OutputStatus(
-                state: streamReady ? "playing" : "connecting", sink: configuration.sinkName, lastError: lastError)
+                state: streamReady ? "playing" : streamClosedWhileIdle ? "idle" : "connecting",
+                sink: configuration.sinkName, lastError: lastError)
         }
     }
 
@@ -286,6 +295,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     func markPlayed() {
         utterancePlayed = true
         lastUtteranceEnd = pa_rtclock_now()
+        armIdleClose()
         signal()
     }
 

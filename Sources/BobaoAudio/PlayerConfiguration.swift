@@ -18,6 +18,8 @@ public struct PlayerConfiguration: Sendable, Equatable {
     public var gapMilliseconds = 300
     /// What the stream plays between announcements (`--keepalive`).
     public var keepAlive = KeepAliveMode.silence
+    /// With `--keepalive off`, the stream closes after this long without speech.
+    public var idleCloseMilliseconds = 2000
     /// The level of `--keepalive noise`, in dBFS (`--keepalive-level`).
     public var keepAliveLevelDBFS = -60.0
     /// Leading and trailing samples quieter than this are dropped from each utterance: eSpeak begins with

@@ -31,7 +31,7 @@ extension KeepAlivePlayer {
                 let server = pa_context_get_server(context).map { String(cString: $0) } ?? "?"
                 log("sound server connected: \(server)")
             }
-            openStream()
+            contextDidBecomeReady()
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             guard !stopping else { return }
             let reason = String(cString: pa_strerror(pa_context_errno(context)))
@@ -112,6 +112,7 @@ extension KeepAlivePlayer {
     /// context are released by the reconnect timer, never here: this may run inside their own callbacks
     /// (even inside pa_context_connect), where freeing them is not allowed.
     func connectionLost(reason: String) {
+        streamClosedWhileIdle = false
         cancelPlayedOutTimer()
         cancelTimingUpdate()
         streamReady = false
@@ -123,6 +124,8 @@ extension KeepAlivePlayer {
     }
 
     func tearDownConnection() {
+        cancelIdleClose()
+        streamClosedWhileIdle = false
         cancelPlayedOutTimer()
         cancelTimingUpdate()
         streamReady = false

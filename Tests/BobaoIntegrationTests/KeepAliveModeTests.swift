@@ -69,3 +69,31 @@ extension SoundSuites {
         }
     }
 }
+
+extension SoundSuites.KeepAliveTests {
+    @Test func keepAliveOffLetsTheSinkSuspendAndStillSpeaks() throws {
+        let pulse = try PrivatePulseServer(
+            sinkName: "sleepy", extraConfiguration: ["load-module module-suspend-on-idle timeout=1"])
+        let bobao = try ServerProcess(arguments: ["--no-spool", "--keepalive", "off"], pulseServer: pulse.address)
+        #expect(bobao.waitForLog("the stream opens when there is something to say"))
+        #expect(try waitForSinkState("SUSPENDED", on: pulse, timeout: 5), "no stream: the sink suspends")
+        #expect(try pulse.pactl("list", "sink-inputs").contains("Bobao") == false)
+
+        let recorder = try MonitorRecorder(address: pulse.address, sinkName: "sleepy")
+        let begin = recorder.samples.count
+        let client = try EventClient(port: bobao.port)
+        try client.send(#"{"text": "欢迎光临", "wait": true}"# + "\n")
+        client.finishSending()
+        #expect(client.waitForEvent("done", number: 1) != nil, "\(client.lines)")
+        #expect(recorder.waitForQuiet(after: begin, quiet: 0.3))
+        let speech = try #require(recorder.analysis(from: begin).segments(bridging: .infinity).first)
+        let expected = try Rendering("欢迎光临").soundingDuration
+        #expect(abs(speech.duration - expected) < 0.1 * expected, "heard \(speech.duration) s of \(expected) s")
+        _ = recorder.stop()
+
+        // Two idle seconds later the stream closes, and the sink suspends again.
+        #expect(bobao.waitForLog("idle: stream closed until the next announcement", timeout: 10))
+        #expect(try waitForSinkState("SUSPENDED", on: pulse, timeout: 5))
+        #expect(bobao.stop() == 0)
+    }
+}
