@@ -18,6 +18,21 @@ extension SoundSuites {
             return recorder.analysis(from: begin + recorder.sampleRate / 10)
         }
 
+        /// Sends `text` as announcement `number` and expects it heard at the monitor for as long as its rendering.
+        static func expectHeardInFull(
+            _ text: String, number: Int, from bobao: ServerProcess, at recorder: MonitorRecorder
+        ) throws {
+            let begin = recorder.samples.count
+            let client = try EventClient(port: bobao.port)
+            try client.send(#"{"text": "\#(text)", "wait": true}"# + "\n")
+            client.finishSending()
+            #expect(client.waitForEvent("done", number: number) != nil, "\(client.lines)")
+            #expect(recorder.waitForQuiet(after: begin, quiet: 0.3))
+            let speech = try #require(recorder.analysis(from: begin).segments(bridging: .infinity).first, "no speech")
+            let expected = try Rendering(text).soundingDuration
+            #expect(abs(speech.duration - expected) < 0.1 * expected, "heard \(speech.duration) s of \(expected) s")
+        }
+
         @Test func noiseIsFaintButNeverDigitalSilenceAndSpeechStillComesThrough() throws {
             let sound = try TestSoundServer.shared()
             let recorder = try MonitorRecorder(address: sound.address, sinkName: sound.sinkName)
@@ -30,16 +45,7 @@ extension SoundSuites {
             #expect(rms < -50 && peak < -50, "noise at \(rms) dBFS RMS, peak \(peak) dBFS")
             #expect(rms > -66, "noise at \(rms) dBFS RMS, asked for -60")
 
-            let begin = recorder.samples.count
-            let client = try EventClient(port: bobao.port)
-            try client.send(#"{"text": "欢迎光临", "wait": true}"# + "\n")
-            client.finishSending()
-            #expect(client.waitForEvent("done", number: 1) != nil, "\(client.lines)")
-            #expect(recorder.waitForQuiet(after: begin, quiet: 0.3))
-            let heard = recorder.analysis(from: begin)
-            let speech = try #require(heard.segments(bridging: .infinity).first, "speech over the noise")
-            let expected = try Rendering("欢迎光临").soundingDuration
-            #expect(abs(speech.duration - expected) < 0.1 * expected, "heard \(speech.duration) s of \(expected) s")
+            try Self.expectHeardInFull("欢迎光临", number: 1, from: bobao, at: recorder)
             // And the noise again after it.
             let after = Self.idleSecond(recorder)
             #expect(after.samples.filter { $0 != 0 }.count > after.samples.count / 2)
@@ -80,15 +86,7 @@ extension SoundSuites.KeepAliveTests {
         #expect(try pulse.pactl("list", "sink-inputs").contains("Bobao") == false)
 
         let recorder = try MonitorRecorder(address: pulse.address, sinkName: "sleepy")
-        let begin = recorder.samples.count
-        let client = try EventClient(port: bobao.port)
-        try client.send(#"{"text": "欢迎光临", "wait": true}"# + "\n")
-        client.finishSending()
-        #expect(client.waitForEvent("done", number: 1) != nil, "\(client.lines)")
-        #expect(recorder.waitForQuiet(after: begin, quiet: 0.3))
-        let speech = try #require(recorder.analysis(from: begin).segments(bridging: .infinity).first)
-        let expected = try Rendering("欢迎光临").soundingDuration
-        #expect(abs(speech.duration - expected) < 0.1 * expected, "heard \(speech.duration) s of \(expected) s")
+        try SoundSuites.KeepAliveModeTests.expectHeardInFull("欢迎光临", number: 1, from: bobao, at: recorder)
         _ = recorder.stop()
 
         // Two idle seconds later the stream closes, and the sink suspends again.
