@@ -2,6 +2,9 @@
 /// `start` (again after `interrupted`), then exactly one outcome.
 public enum AnnouncementEvent: Sendable, Equatable {
     case start
+    /// Its turn came but nothing can play it now (no sound server, no sink, the stream corked): it waits,
+    /// until its time to live runs out at most.
+    case waiting(reason: String)
     /// An urgent announcement cut in; this one will be said again from its start.
     case interrupted
     case done
@@ -15,6 +18,7 @@ public enum AnnouncementEvent: Sendable, Equatable {
     public var name: String {
         switch self {
         case .start: "start"
+        case .waiting: "waiting"
         case .interrupted: "interrupted"
         case .done: "done"
         case .cancelled: "cancelled"
@@ -27,14 +31,14 @@ public enum AnnouncementEvent: Sendable, Equatable {
     /// Whether this is the message's outcome (no more events follow).
     public var isOutcome: Bool {
         switch self {
-        case .start, .interrupted: false
+        case .start, .waiting, .interrupted: false
         default: true
         }
     }
 
     public var reason: String? {
         switch self {
-        case .cancelled(let reason), .failed(let reason): reason
+        case .cancelled(let reason), .failed(let reason), .waiting(let reason): reason
         default: nil
         }
     }

@@ -264,6 +264,11 @@ public final class AnnouncementBoard: Sendable {
         emit(.start, for: announcement.id)
     }
 
+    /// The announcement's turn came but the output cannot play it yet (`reason` says why); it waits.
+    public func waiting(_ announcement: Announcement, reason: String) {
+        emit(.waiting(reason: reason), for: announcement.id)
+    }
+
     /// Puts an announcement back at the front of its lane: it was cut (by an urgent one, when `interrupted`,
     /// or by the sound server or the shutdown) and is said again from its start. Unless a client cancelled
     /// it meanwhile: then it ends `cancelled` instead, and this returns false.

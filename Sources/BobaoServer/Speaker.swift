@@ -99,6 +99,11 @@ public final class Speaker: Sendable {
         // Waits for the sound server at most until the announcement expires (one already past it is dropped
         // below); both times are on clocks the wall clock's jumps do not move.
         let left = announcement.expiresAt - WallClock.bootSeconds()
+        if left > 0, !output.isReady, !output.isStopping {
+            let reason = Self.unready(output.status)
+            log("#\(announcement.id) waits: \(reason)")
+            board.waiting(announcement, reason: reason)
+        }
         let ready = left <= 0 || output.waitUntilReady(until: WallClock.monotonicSeconds() + left)
         if let why = current.withLock({ $0.interruption }) { return end(announcement, interruptedBy: why, started: false) }
         guard ready else {
@@ -106,7 +111,7 @@ public final class Speaker: Sendable {
                 board.leftUnspoken(announcement, "before it was spoken")
                 return false
             }
-            let reason = "no sound server to play it on" + (output.status.lastError.map { " (\($0))" } ?? "")
+            let reason = Self.unready(output.status)
             log("failed #\(announcement.id) \(EventLog.quote(announcement.text)): \(reason) before its "
                 + "\(Self.format(announcement.options.ttlSeconds ?? board.ttlSeconds)) s time to live ran out; not spoken")
             board.finish(announcement, .failed(reason: reason))
@@ -253,6 +258,11 @@ public final class Speaker: Sendable {
             board.finish(announcement, .cancelled(reason: reason))
         }
         return true
+    }
+
+    /// Why the output cannot play now, for the log and a `waiting` event.
+    static func unready(_ status: OutputStatus) -> String {
+        "no sound server to play it on" + (status.lastError.map { " (\($0))" } ?? "")
     }
 
     /// The chime at the announcement's volume (100 is the chime as made; eSpeak NG's 100 is its normal).

@@ -12,6 +12,7 @@ enum EventLine {
         let event: AnnouncementEvent
         switch name {
         case "start": event = .start
+        case "waiting": event = .waiting(reason: reason)
         case "interrupted": event = .interrupted
         case "done": event = .done
         case "cancelled": event = .cancelled(reason: reason)
@@ -28,6 +29,7 @@ enum EventLine {
         let what: String
         switch event {
         case .start: what = "started"
+        case .waiting(let reason): what = "waiting: \(reason)"
         case .interrupted: what = "interrupted by an urgent announcement; it will be said again from its start"
         case .done: what = "done"
         case .cancelled(let reason): what = reason.isEmpty ? "cancelled" : "cancelled: \(reason)"
