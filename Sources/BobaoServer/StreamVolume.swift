@@ -20,7 +20,8 @@ public final class StreamVolume: Sendable {
     /// What `--no-spool` changes in replies and the log.
     static let inMemoryNote = "in memory only: --no-spool"
 
-    /// Applies `saved` (the spool's, read at start) to `output`, and logs the volume the server starts with.
+    /// Applies `saved` (the spool's, read at start) to `output`, and logs it. Without one nothing is logged:
+    /// the stream gets the sound server's own volume, as it always did.
     public init(output: any AudioOutput, board: AnnouncementBoard, saved: Int?, log: @escaping @Sendable (String) -> Void) {
         self.output = output
         self.board = board
@@ -29,9 +30,6 @@ public final class StreamVolume: Sendable {
         if let saved {
             output.setVolume(percent: saved)
             log("stream volume \(saved) % (set by `bobao volume`)")
-        } else {
-            let kept = board.spool == nil ? "; \(Self.inMemoryNote)" : ", kept in the spool"
-            log("stream volume: the sound server's own (`bobao volume` sets Bobao's\(kept))")
         }
     }
 
