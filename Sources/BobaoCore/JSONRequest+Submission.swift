@@ -44,6 +44,8 @@ extension JSONRequest {
                 wait = flag
             case .all:
                 throw .badField("all", "goes only with \"cmd\": \"cancel\"")
+            case .value:
+                throw .badField("value", "goes only with \"cmd\": \"volume\"")
             case .cmd:
                 break  // read as a command before this
             }
@@ -72,7 +74,7 @@ extension JSONRequest {
     }
 
     /// A whole number within `range` (`2.0` is whole, `2.5` is not).
-    private static func whole(_ value: JSONValue, in range: ClosedRange<Int>, _ name: String) throws(LineProtocol.Refusal)
+    static func whole(_ value: JSONValue, in range: ClosedRange<Int>, _ name: String) throws(LineProtocol.Refusal)
         -> Int
     {
         guard case .number(let number) = value, number.rounded() == number,

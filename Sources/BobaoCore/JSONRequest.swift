@@ -5,11 +5,12 @@
 /// and why. Client text echoed in a reason is quoted with `JSONText.quote`, so replies stay one line of
 /// ASCII whatever was sent.
 public enum JSONRequest {
-    /// The fields an object may hold; `null` for any of them is the same as leaving it out.
+    /// The fields an object may hold; `null` for any of them is the same as leaving it out, but for the
+    /// `value` of `volume`.
     enum Field: String, CaseIterable {
         case text, priority, `repeat`, chime, voice, rate, pitch, volume, id, ttl
         case maximumSpeech = "max_speech"
-        case wait, cmd, all
+        case wait, cmd, all, value
     }
 
     /// Reads `text`, a trimmed line whose first character is `{` (valid UTF-8, without raw control
@@ -60,23 +61,30 @@ public enum JSONRequest {
         }
         let set = given.filter { $0.1 != .null }
         if let (_, command) = set.first(where: { $0.0 == .cmd }) {
-            return .command(try readCommand(command, with: set))
+            let nullValue = given.contains { $0.0 == .value && $0.1 == .null }
+            return .command(try readCommand(command, with: set, nullValue: nullValue))
         }
         return .submission(try readSubmission(set, rules: rules))
     }
 
     // MARK: Commands
 
-    private static func readCommand(_ value: JSONValue, with fields: [(Field, JSONValue)]) throws(LineProtocol.Refusal)
-        -> ClientCommand
+    /// A command and the fields that go with it. `nullValue`: the line gave `"value": null`, which for `volume`
+    /// is refused rather than read as a question (a client that meant to set the volume must not be told
+    /// what it is as if that had worked).
+    private static func readCommand(_ value: JSONValue, with fields: [(Field, JSONValue)], nullValue: Bool)
+        throws(LineProtocol.Refusal) -> ClientCommand
     {
-        guard case .string(let name) = value else { throw .badField("cmd", "must be a string: cancel, skip, clear or status") }
-        let isCancel = name == "cancel"
-        guard isCancel || ["skip", "clear", "status"].contains(name) else {
-            throw .badField("cmd", "unknown command \(shown(name, quoted: true)) (cancel, skip, clear, status)")
+        guard case .string(let name) = value else {
+            throw .badField("cmd", "must be a string: cancel, skip, clear, status or volume")
+        }
+        let isCancel = name == "cancel", isVolume = name == "volume"
+        guard isCancel || isVolume || ["skip", "clear", "status"].contains(name) else {
+            throw .badField("cmd", "unknown command \(shown(name, quoted: true)) (cancel, skip, clear, status, volume)")
         }
         var id: String?
         var all = false
+        var percent: Int?
         for (field, value) in fields where field != .cmd {
             switch field {
             case .id where isCancel:
@@ -86,6 +94,12 @@ public enum JSONRequest {
                 all = flag
             case .id, .all:
                 throw .badField(field.rawValue, "goes only with \"cmd\": \"cancel\"")
+            case .value where isVolume:
+                percent = try whole(value, in: ClientCommand.volumeRange, "value")
+            case .value:
+                throw .badField("value", "goes only with \"cmd\": \"volume\"")
+            case .volume where isVolume:
+                throw .badField("volume", "does not go with \"cmd\" (the volume command takes \"value\")")
             default:
                 throw .badField(field.rawValue, "does not go with \"cmd\"")
             }
@@ -94,6 +108,13 @@ public enum JSONRequest {
         case "skip": return .skip
         case "clear": return .clear
         case "status": return .status
+        case "volume":
+            guard !nullValue else {
+                let range = ClientCommand.volumeRange
+                throw .badField("value", "must be a whole number from \(range.lowerBound) to \(range.upperBound) "
+                    + "(leave it out to ask for the volume)")
+            }
+            return .volume(percent)
         default:
             if let id {
                 guard !all else { throw .badField("all", "cannot go with id") }

@@ -88,4 +88,10 @@ public enum ClientCommand: Sendable, Equatable {
     case clear
     /// One JSON line about the server.
     case status
+    /// `{"cmd": "volume", "value": 70}` sets Bobao's own stream volume (kept across restarts in the spool);
+    /// `{"cmd": "volume"}` (nil) asks for it.
+    case volume(Int?)
+
+    /// The stream volume a client may set, in percent of the sound server's normal volume.
+    public static let volumeRange = 0...100
 }

@@ -3,7 +3,8 @@ import BobaoCore
 /// The board's commands: `cancel`, `skip` and `clear`, and running one after the submissions before it.
 extension AnnouncementBoard {
     /// Runs `body` once every submission made before this call has been stored and queued (or refused):
-    /// a command then sees every announcement acknowledged before it. At once without a spool.
+    /// a command then sees every announcement acknowledged before it. At once without a spool; with one, on
+    /// the spool writer's thread, the one thread that may write the spool (`StreamVolume` stores there).
     public func afterPendingSubmissions(_ body: @escaping @Sendable () -> Void) {
         guard let writer else { return body() }
         writer.submit(.after(body))

@@ -11,6 +11,7 @@ public final class AnnouncementServer: Sendable {
     private let player: KeepAlivePlayer
     private let speaker: Speaker
     private let listener: LineListener
+    private let volume: StreamVolume
     private let log: EventLog
 
     /// Binds the listening socket (so a bad address fails here, before anything else starts).
@@ -23,6 +24,7 @@ public final class AnnouncementServer: Sendable {
         let spool = try configuration.spoolPath.map { path throws(AnnouncementSpool.Failure) in
             try AnnouncementSpool(path: path)
         }
+        let savedVolume = try spool?.streamVolume()
         board = try AnnouncementBoard(
             capacity: configuration.queueCapacity, ttlSeconds: configuration.ttlSeconds, spool: spool, log: { log($0) })
         if let spool, board.count > 0 {
@@ -31,16 +33,18 @@ public final class AnnouncementServer: Sendable {
         var playerConfiguration = configuration.player
         playerConfiguration.sampleRate = synthesizer.sampleRate
         player = KeepAlivePlayer(configuration: playerConfiguration) { log($0) }
+        volume = StreamVolume(output: player, board: board, saved: savedVolume) { log($0) }
         speaker = Speaker(
             board: board, synthesizer: synthesizer, output: player, parameters: configuration.speech,
             maximumSpeechSeconds: configuration.maximumSpeechSeconds, chime: configuration.chime, log: log)
-        listener = try Self.makeListener(configuration: configuration, board: board, output: player, log: log)
+        listener = try Self.makeListener(configuration: configuration, board: board, output: player, volume: volume, log: log)
     }
 
     /// The line port: sessions configured from the server's settings, announcements submitted to the board,
     /// commands carried out on it.
     private static func makeListener(
-        configuration: ServerConfiguration, board: AnnouncementBoard, output: any AudioOutput, log: EventLog
+        configuration: ServerConfiguration, board: AnnouncementBoard, output: any AudioOutput, volume: StreamVolume,
+        log: EventLog
     ) throws(SystemError) -> LineListener {
         var limits = LineListener.Limits()
         limits.maximumConnections = configuration.maximumConnections
@@ -84,12 +88,18 @@ public final class AnnouncementServer: Sendable {
                 case .status:
                     // At once, even while the disk is slow: it is how one finds out.
                     reply(StatusReport.line(
-                        uptimeSeconds: WallClock.monotonicSeconds() - startedAt, output: output.status, board: board.snapshot))
+                        uptimeSeconds: WallClock.monotonicSeconds() - startedAt, output: output.status,
+                        volume: volume.percent, board: board.snapshot))
                 case .skip:
                     reply(board.skip())
                 case .clear:
                     // After what was acknowledged before it is queued, so it clears that too.
                     board.afterPendingSubmissions { reply(board.clear()) }
+                case .volume(let percent?):
+                    volume.set(percent, by: peer, reply: reply)
+                case .volume(nil):
+                    // Behind a volume set before it, which is stored first.
+                    board.afterPendingSubmissions { reply(volume.report()) }
                 case .cancel(let target):
                     board.afterPendingSubmissions {
                         switch board.cancel(target) {

@@ -152,6 +152,7 @@ public final class AnnouncementSpool: @unchecked Sendable {
             try execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
             try execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('last_id', 0)")
             try createClientKeyTable()
+            try createSettingsTable()
             try execute("COMMIT")
         } catch {
             _ = try? execute("ROLLBACK")

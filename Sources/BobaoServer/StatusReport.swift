@@ -1,17 +1,18 @@
 import BobaoAudio
 import BobaoCore
 
-/// The one JSON line `{"cmd": "status"}` answers: version, uptime, the sound server and sink, the queue by
-/// priority, what is speaking, counters by outcome, the last error. Everything outside printable ASCII is
-/// escaped, so it reads the same whatever `--encoding` the connection uses.
+/// The one JSON line `{"cmd": "status"}` answers: version, uptime, the sound server, sink and stream volume,
+/// the queue by priority, what is speaking, counters by outcome, the last error. Everything outside printable
+/// ASCII is escaped, so it reads the same whatever `--encoding` the connection uses.
 enum StatusReport {
-    static func line(uptimeSeconds: Double, output: OutputStatus, board: AnnouncementBoard.Snapshot) -> String {
+    /// `volume`: the stream volume a client set (`bobao volume`), or nil (`null`: the sound server's own).
+    static func line(uptimeSeconds: Double, output: OutputStatus, volume: Int?, board: AnnouncementBoard.Snapshot) -> String {
         func string(_ value: String?) -> String { value.map(JSONText.quote) ?? "null" }
         var fields: [String] = []
         fields.append("\"version\":\(JSONText.quote(BobaoVersion.current))")
         fields.append("\"uptime_s\":\(Int(uptimeSeconds.rounded(.down)))")
         fields.append("\"sound\":{\"state\":\(string(output.state)),\"sink\":\(string(output.sink)),"
-            + "\"last_error\":\(string(output.lastError))}")
+            + "\"last_error\":\(string(output.lastError)),\"volume\":\(volume.map(String.init) ?? "null")}")
         let waiting = Priority.allCases.map { "\"\($0.rawValue)\":\(board.waiting[$0] ?? 0)" }.joined(separator: ",")
         let total = board.waiting.values.reduce(board.storing, +)
         fields.append("\"queue\":{\(waiting),\"storing\":\(board.storing),\"total\":\(total),\"capacity\":\(board.capacity)}")

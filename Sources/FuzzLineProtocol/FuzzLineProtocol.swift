@@ -39,6 +39,9 @@ public func fuzzLineProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
             check(submission, rules: rules)
         case .command(let command):
             if case .cancel(.id(let id)) = command { checkID(id) }
+            if case .volume(let percent?) = command {
+                precondition(ClientCommand.volumeRange.contains(percent), "a volume out of range got through")
+            }
         case .invalid(let refusal):
             precondition(isOneASCIILine(LineProtocol.error(refusal)), "a refusal that is not one line of ASCII")
         case .auth, .blank:

@@ -3,8 +3,8 @@ import BobaoPlatform
 import BobaoServer
 import Glibc
 
-/// The client side of `say`, `status`, `cancel`, `skip` and `clear`: `--to` and `--token` (or `BOBAO_TOKEN`),
-/// the connection, `AUTH` sent first, lines out and lines in.
+/// The client side of `say`, `status`, `cancel`, `skip`, `clear` and `volume`: `--to` and `--token` (or
+/// `BOBAO_TOKEN`), the connection, `AUTH` sent first, lines out and lines in.
 final class CommandClient: @unchecked Sendable {
     // One thread sends, one reads (LineClient's own rule); the rest is set once in init.
     static let valuedOptions: Set<String> = ["to", "token"]
@@ -100,7 +100,7 @@ final class CommandClient: @unchecked Sendable {
         throw sendError ?? CommandError(description: "the server at \(client.target) closed the connection without replying")
     }
 
-    /// `cancel`, `skip`, `clear`: sends `line`, prints the reply, and fails (exit 1) unless it is `OK`.
+    /// `cancel`, `skip`, `clear`, `volume`: sends `line`, prints the reply, and fails (exit 1) unless it is `OK`.
     /// A command with no argument but `--to` and `--token` (`bobao skip`, `bobao clear`): sends
     /// `{"cmd":"COMMAND"}` and prints the reply.
     static func runBare(_ arguments: [String], command: String, usage: String) throws {

@@ -29,6 +29,7 @@ enum StatusCommand {
     /// ```
     /// Bobao 0.9.0, up 2 h 5 min
     /// sound:      playing on alsa_output.pci-0000_00_1f.3.analog-stereo
+    /// volume:     70 % (set by bobao volume)
     /// queue:      1 urgent, 3 normal, 0 low waiting (4 of 256; 0 being stored)
     /// speaking:   #12, urgent, id "order-7": "新客户来了"
     /// counters:   30 accepted, 2 duplicate, 1 refused, 25 done, …
@@ -43,6 +44,11 @@ enum StatusCommand {
         if let sink = status.string("sound.sink") { sound += " on \(sink)" }
         if let error = status.string("sound.last_error") { sound += " (last failure: \(error))" }
         lines.append("sound:      " + sound)
+        switch status["sound.volume"] {
+        case .number(let percent)?: lines.append("volume:     \(percent) % (set by bobao volume)")
+        case .null?: lines.append("volume:     not set (the sound server's own)")
+        default: break  // a server from before the volume command
+        }
         lines.append("queue:      \(text("queue.urgent")) urgent, \(text("queue.normal")) normal, \(text("queue.low")) low waiting"
             + " (\(text("queue.total")) of \(text("queue.capacity")); \(text("queue.storing")) being stored)")
         if let number = status.number("speaking.number") {

@@ -10,6 +10,7 @@ let usage = """
       cancel     take an announcement out of the queue, or stop it speaking (ID, or --all)
       skip       stop the announcement speaking now
       clear      cancel every waiting announcement
+      volume     set Bobao's own stream volume at once, kept across restarts (or print it)
       render     synthesize TEXT to a WAV file
       normalize  print TEXT as it will be said (numbers, money, dates, times … in words)
       voices     list Bobao's voices and eSpeak NG's built-in ones
@@ -27,6 +28,7 @@ do {
     case "cancel": try CancelCommand.run(arguments)
     case "skip": try SkipCommand.run(arguments)
     case "clear": try ClearCommand.run(arguments)
+    case "volume": try VolumeCommand.run(arguments)
     case "render": try RenderCommand.run(arguments)
     case "voices": try VoicesCommand.run(arguments)
     case "phonemes": try PhonemesCommand.run(arguments)

@@ -143,9 +143,9 @@ struct JSONRequestTests {
     @Test(arguments: [
         // Unknown fields, and fields given twice.
         (#"{"text": "a", "colour": "red"}"#,
-         "colour unknown field (known: text, priority, repeat, chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all)"),
-        (#"{"Text": "a"}"#, "Text unknown field (known: text, priority, repeat, chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all)"),
-        (#"{"颜色": 1}"#, #""\u989c\u8272" unknown field (known: text, priority, repeat, chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all)"#),
+         "colour unknown field (known: text, priority, repeat, chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all, value)"),
+        (#"{"Text": "a"}"#, "Text unknown field (known: text, priority, repeat, chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all, value)"),
+        (#"{"颜色": 1}"#, #""\u989c\u8272" unknown field (known: text, priority, repeat, chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all, value)"#),
         (#"{"text": "a", "text": "b"}"#, "text given twice"),
         (#"{"text": "a", "id": null, "id": "b"}"#, "id given twice"),
         // Text.
@@ -204,9 +204,9 @@ struct JSONRequestTests {
         (#"{"text": "a", "id": "a\nb"}"#, "id holds control characters"),
         // Commands.
         (#"{"text": "a", "all": true}"#, #"all goes only with "cmd": "cancel""#),
-        (#"{"cmd": "stop"}"#, #"cmd unknown command "stop" (cancel, skip, clear, status)"#),
-        (#"{"cmd": "\u505c"}"#, #"cmd unknown command "\u505c" (cancel, skip, clear, status)"#),
-        (#"{"cmd": 1}"#, "cmd must be a string: cancel, skip, clear or status"),
+        (#"{"cmd": "stop"}"#, #"cmd unknown command "stop" (cancel, skip, clear, status, volume)"#),
+        (#"{"cmd": "\u505c"}"#, #"cmd unknown command "\u505c" (cancel, skip, clear, status, volume)"#),
+        (#"{"cmd": 1}"#, "cmd must be a string: cancel, skip, clear, status or volume"),
         (#"{"cmd": "cancel"}"#, #"id missing (or "all": true)"#),
         (#"{"cmd": "cancel", "all": false}"#, #"id missing (or "all": true)"#),
         (#"{"cmd": "cancel", "all": "yes"}"#, "all must be true or false"),
@@ -218,7 +218,7 @@ struct JSONRequestTests {
         (#"{"cmd": "skip", "id": "x"}"#, #"id goes only with "cmd": "cancel""#),
         (#"{"cmd": "clear", "all": true}"#, #"all goes only with "cmd": "cancel""#),
         (#"{"cmd": "skip", "colour": 1}"#,
-         "colour unknown field (known: text, priority, repeat, chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all)"),
+         "colour unknown field (known: text, priority, repeat, chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all, value)"),
         (#"{"cmd": "skip", "cmd": "clear"}"#, "cmd given twice"),
     ])
     func badFieldsAreNamed(line: String, expected: String) {

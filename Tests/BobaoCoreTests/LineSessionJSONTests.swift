@@ -29,6 +29,26 @@ struct LineSessionJSONTests {
         #expect(after.send("AUTH s3cret\n" + #"{"cmd": "status"}"# + "\n") == [.reply("OK authenticated\n"), .command(.status)])
     }
 
+    @Test func theVolumeCommandNeedsAuthAndCountsAgainstTheRateLikeSkip() {
+        var before = Harness(token: "s3cret", maximumLineBytes: 256)
+        #expect(before.send(#"{"cmd": "volume", "value": 70}"# + "\n")
+            == [.close("ERR auth-required send AUTH <token> as the first line\n")])
+        var after = Harness(token: "s3cret", maximumLineBytes: 256)
+        #expect(after.send("AUTH s3cret\n" + #"{"cmd": "volume", "value": 70}"# + "\n" + #"{"cmd": "volume"}"# + "\n")
+            == [.reply("OK authenticated\n"), .command(.volume(70)), .command(.volume(nil))])
+        var limited = Harness(loopback: false, rate: 1, burst: 1, maximumLineBytes: 256)
+        #expect(limited.send(#"{"cmd": "volume", "value": 70}"# + "\n" + #"{"cmd": "volume", "value": 0}"# + "\n") == [
+            .command(.volume(70)),
+            .reply("ERR rate-limited more than 1 line a second from this address\n"),
+        ])
+        // A refused value leaves the connection usable.
+        var refused = Harness(maximumLineBytes: 256)
+        #expect(refused.send(#"{"cmd": "volume", "value": "loud"}"# + "\n" + #"{"cmd": "volume"}"# + "\n") == [
+            .reply("ERR bad-field value must be a whole number from 0 to 100\n"),
+            .command(.volume(nil)),
+        ])
+    }
+
     @Test func jsonLinesAndCommandsAreRateLimited() {
         var harness = Harness(loopback: false, rate: 1, burst: 2, maximumLineBytes: 256)
         let actions = harness.send(#"{"text": "一"}"# + "\n" + #"{"cmd": "skip"}"# + "\n" + #"{"text": "三"}"# + "\n" + #"{"cmd": "skip"}"# + "\n")

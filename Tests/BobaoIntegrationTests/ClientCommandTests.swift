@@ -146,7 +146,7 @@ struct ClientCommandTests {
         #expect(result.stderr.contains("takes no token"))
     }
 
-    // MARK: status, cancel, skip, clear
+    // MARK: status, cancel, skip, clear, volume
 
     static let status = #"{"version":"0.9.0","uptime_s":7384,"sound":{"state":"playing","sink":"auto_null","last_error":null},"#
         + #""queue":{"urgent":1,"normal":3,"low":0,"storing":0,"total":4,"capacity":256},"#
@@ -181,12 +181,39 @@ struct ClientCommandTests {
         (["cancel", "--all"], #"{"cmd":"cancel","all":true}"#, "OK cancelled 3"),
         (["skip"], #"{"cmd":"skip"}"#, "OK nothing is speaking"),
         (["clear"], #"{"cmd":"clear"}"#, "OK cleared 0"),
+        (["volume", "70"], #"{"cmd":"volume","value":70}"#, "OK volume set to 70"),
+        (["volume", "0%"], #"{"cmd":"volume","value":0}"#, "OK volume set to 0 (in memory only: --no-spool)"),
+        (["volume"], #"{"cmd":"volume"}"#, "OK volume 70"),
     ])
     func commandsSendOneJSONLineAndPrintTheReply(arguments: [String], line: String, reply: String) throws {
         let (result, sent) = try run(arguments, reply: reply + "\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(sent == line + "\n")
         #expect(result.stdoutText == reply + "\n")
+    }
+
+    @Test func statusShowsTheStreamVolumeWhenTheServerReportsIt() throws {
+        for (volume, line) in [("70", "volume:     70 % (set by bobao volume)"), ("null", "volume:     not set (the sound server's own)")] {
+            let status = Self.status.replacingOccurrences(
+                of: #""last_error":null},"#, with: #""last_error":null,"volume":\#(volume)},"#)
+            let (result, _) = try run(["status"], reply: status + "\n")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutText.contains("sound:      playing on auto_null\n\(line)\nqueue:"), "\(result.stdoutText)")
+        }
+    }
+
+    @Test(arguments: [["volume", "101"], ["volume", "-1"], ["volume", "loud"], ["volume", "70.5"], ["volume", "70", "80"]])
+    func aBadVolumeIsAUsageErrorFoundBeforeConnecting(arguments: [String]) throws {
+        // Nothing listens on the discard port: a client that connected would exit 1, not 2.
+        let result = try BobaoBinary.run(arguments + ["--to", "127.0.0.1:9"])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("PERCENT") || result.stderr.contains("unknown option -1"), "\(result.stderr)")
+    }
+
+    @Test func aRefusedVolumeExitsOne() throws {
+        let (result, _) = try run(["volume", "70"], reply: "ERR spool-failed the volume was not changed: the spool was deleted\n")
+        #expect(result.status == 1)
+        #expect(result.stdoutText == "ERR spool-failed the volume was not changed: the spool was deleted\n")
     }
 
     @Test func aRefusedCommandExitsOne() throws {

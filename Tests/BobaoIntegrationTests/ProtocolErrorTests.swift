@@ -40,7 +40,7 @@ extension SoundSuites {
                 (#"{"text": "a"} trailing"#, #"ERR bad-json not valid JSON at character 15 (near "trailing")"#),
                 // Unknown fields.
                 (#"{"text": "a", "bogus": 1}"#, "ERR bad-field bogus unknown field (known: text, priority, repeat, "
-                    + "chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all)"),
+                    + "chime, voice, rate, pitch, volume, id, ttl, max_speech, wait, cmd, all, value)"),
                 (#"{"text": "a", "all": true}"#, #"ERR bad-field all goes only with "cmd": "cancel""#),
                 (#"{"cmd": "status", "text": "a"}"#, #"ERR bad-field text does not go with "cmd""#),
                 // Out of range.
@@ -61,13 +61,13 @@ extension SoundSuites {
                 (#"{"text": "a", "wait": "yes"}"#, "ERR bad-field wait must be true or false"),
                 (#"{"text": "a", "chime": 1}"#, "ERR bad-field chime must be true, false or a chime's name"),
                 (#"{"text": "a", "id": 1.5}"#, "ERR bad-field id must be a string of 1 to 128 bytes or a whole number"),
-                (#"{"cmd": 1}"#, "ERR bad-field cmd must be a string: cancel, skip, clear or status"),
+                (#"{"cmd": 1}"#, "ERR bad-field cmd must be a string: cancel, skip, clear, status or volume"),
                 // Missing, empty, twice, or not together.
                 (#"{}"#, "ERR bad-field text missing"),
                 (#"{"text": " "}"#, "ERR bad-field text empty"),
                 (#"{"text": "a\u0001"}"#, "ERR bad-field text holds control characters"),
                 (#"{"text": "a", "text": "b"}"#, "ERR bad-field text given twice"),
-                (#"{"cmd": "dance"}"#, #"ERR bad-field cmd unknown command "dance" (cancel, skip, clear, status)"#),
+                (#"{"cmd": "dance"}"#, #"ERR bad-field cmd unknown command "dance" (cancel, skip, clear, status, volume)"#),
                 (#"{"cmd": "skip", "id": "x"}"#, #"ERR bad-field id goes only with "cmd": "cancel""#),
                 (#"{"cmd": "cancel"}"#, #"ERR bad-field id missing (or "all": true)"#),
                 (#"{"cmd": "cancel", "id": "x", "all": true}"#, "ERR bad-field all cannot go with id"),
