@@ -1,17 +1,19 @@
 import BobaoAudio
 import BobaoCore
 
-/// The one JSON line `{"cmd": "status"}` answers: version, uptime, the sound server and sink, the queue by
-/// priority, what is speaking, counters by outcome, the last error. Everything outside printable ASCII is
-/// escaped, so it reads the same whatever `--encoding` the connection uses.
+/// The one JSON line `{"cmd": "status"}` answers: version, uptime, the sound server and sink (with the sinks
+/// there are, and why it is not playing: `no-sink`, `corked`), the queue by priority, what is speaking,
+/// counters by outcome, the last error. Everything outside printable ASCII is escaped, so it reads the same
+/// whatever `--encoding` the connection uses.
 enum StatusReport {
     static func line(uptimeSeconds: Double, output: OutputStatus, board: AnnouncementBoard.Snapshot) -> String {
         func string(_ value: String?) -> String { value.map(JSONText.quote) ?? "null" }
         var fields: [String] = []
         fields.append("\"version\":\(JSONText.quote(BobaoVersion.current))")
         fields.append("\"uptime_s\":\(Int(uptimeSeconds.rounded(.down)))")
+        let sinks = output.sinks.map { "[" + $0.map(JSONText.quote).joined(separator: ",") + "]" } ?? "null"
         fields.append("\"sound\":{\"state\":\(string(output.state)),\"sink\":\(string(output.sink)),"
-            + "\"last_error\":\(string(output.lastError))}")
+            + "\"sinks\":\(sinks),\"reason\":\(string(output.reason)),\"last_error\":\(string(output.lastError))}")
         let waiting = Priority.allCases.map { "\"\($0.rawValue)\":\(board.waiting[$0] ?? 0)" }.joined(separator: ",")
         let total = board.waiting.values.reduce(board.storing, +)
         fields.append("\"queue\":{\(waiting),\"storing\":\(board.storing),\"total\":\(total),\"capacity\":\(board.capacity)}")
