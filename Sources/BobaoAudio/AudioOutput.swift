@@ -58,16 +58,26 @@ public protocol AudioOutput: AnyObject, Sendable {
 /// What `status` says about the output.
 public struct OutputStatus: Sendable, Equatable {
     /// `playing` (the stream is open), `idle` (`--keepalive off`: connected, the stream closed until there is
-    /// something to say), `connecting` (waiting for the sound server) or `stopped`.
+    /// something to say), `connecting` (waiting for the sound server), `no-sink` (the server is there but the
+    /// sink is not: `--sink NAME` is missing, or it has no sink at all), `corked` (the server asked the stream
+    /// to cork, or suspended its sink: announcements wait) or `stopped`.
     public var state: String
-    /// The sink the stream plays to, once known.
+    /// The sink the stream plays to, once known; the one asked for (`--sink`) while there is no stream.
     public var sink: String?
+    /// The sinks the sound server has, as last listed; nil before the first listing.
+    public var sinks: [String]?
+    /// Why it is not playing, for `no-sink` (`no sink 'usb' (sinks: a, b)`) and `corked`.
+    public var reason: String?
     /// The last failure of the sound server connection, if any since the start.
     public var lastError: String?
 
-    public init(state: String, sink: String? = nil, lastError: String? = nil) {
+    public init(
+        state: String, sink: String? = nil, sinks: [String]? = nil, reason: String? = nil, lastError: String? = nil
+    ) {
         self.state = state
         self.sink = sink
+        self.sinks = sinks
+        self.reason = reason
         self.lastError = lastError
     }
 }

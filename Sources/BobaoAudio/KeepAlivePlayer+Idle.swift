@@ -8,14 +8,14 @@ extension KeepAlivePlayer {
     /// connected and the stream closed only for idleness.
     var canPlay: Bool { streamReady || streamClosedWhileIdle }
 
-    /// The context is ready; with `--keepalive off` the stream waits for something to say.
-    func contextDidBecomeReady() {
+    /// The sink is there: open the stream, or with `--keepalive off` wait for something to say.
+    func openStreamUnlessIdle() {
         guard configuration.keepAlive == .off else { return openStream() }
+        guard !streamClosedWhileIdle else { return }
         streamClosedWhileIdle = true
         reconnectDelay = configuration.reconnectInitialMilliseconds
-        log("\(everConnected ? "sound server back" : "ready"): the stream opens when there is something to say "
-            + "(--keepalive off)" + (outage.resolved().map { "; back \($0)" } ?? ""))
-        everConnected = true
+        let back = [outage.resolved(), sinkOutage.resolved()].compactMap { $0 }.map { "; back \($0)" }.joined()
+        log("ready: the stream opens when there is something to say (--keepalive off)\(back)")
         signal()
     }
 
@@ -45,12 +45,8 @@ extension KeepAlivePlayer {
     /// The idle timer fired: close the stream if nothing is being said.
     func idleCloseTimerDidFire() {
         idleCloseTimer = nil
-        guard mode == .silence, utterancePlayed || currentCut, streamReady, let stream else { return }
-        pa_stream_set_state_callback(stream, nil, nil)
-        pa_stream_set_write_callback(stream, nil, nil)
-        pa_stream_disconnect(stream)
-        pa_stream_unref(stream)
-        self.stream = nil
+        guard mode == .silence, utterancePlayed || currentCut, streamReady, stream != nil else { return }
+        releaseStream()
         streamReady = false
         streamClosedWhileIdle = true
         log("idle: stream closed until the next announcement (--keepalive off)")

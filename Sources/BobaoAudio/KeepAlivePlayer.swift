@@ -70,6 +70,37 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var streamClosedWhileIdle = false
     /// `--keepalive off`: closes the stream once the player has been idle a while.
     var idleCloseTimer: OpaquePointer?
+    // Sinks and corking (KeepAlivePlayer+Sinks.swift, KeepAlivePlayer+Corking.swift)
+    /// The server's sinks as last listed, and the listing being gathered.
+    var sinkNames: [String]?
+    var listedSinks: [String] = []
+    /// The sink listing under way; another one asked for meanwhile runs after it (`relistSinks`).
+    var sinkListing: OpaquePointer?
+    var relistSinks = false
+    /// The stream failure the listing under way answers: retried with backoff if the sink is there after all.
+    var sinkFailure: String?
+    /// The sink is missing (`--sink NAME` is not there, or the server has none): announcements wait for it.
+    var awaitingSink = false
+    /// Lists the sinks again: after a stream failure's backoff, or slowly while one is missing (the fallback
+    /// for a missed event).
+    var sinkTimer: OpaquePointer?
+    /// The checks that found the sink missing since the stream was last open: the first is logged, then summaries.
+    var sinkOutage = RepeatedFault(
+        "still no sink", noun: "check", logFirst: 1, clock: { Double(pa_rtclock_now()) / 1_000_000 })
+    /// The stream has reached READY (whether or not it is held).
+    var streamOpen = false
+    /// The server asked the stream to cork (module-role-cork); the stream opened muted (a cork request it
+    /// missed; `mutedAtOpenChecked` is the sink input whose mute was looked at); its sink is suspended; the
+    /// player has corked it.
+    var corkRequested = false
+    var mutedAtOpen = false
+    var mutedAtOpenChecked: UInt32?
+    var sinkSuspended = false
+    var streamCorked = false
+    /// Why the open stream is held (not ready, the queue waits), or nil.
+    var heldBy: HoldCause?
+    /// How many announcements wait (the one being spoken included), for the log line of a hold.
+    var waitingCount: (@Sendable () -> Int)?
 
     enum Mode {
         /// The write callback feeds silence.
@@ -234,19 +265,30 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         return utterancePlayed && utterance.serial == serial
     }
 
-    /// The stream's state, the sink it plays to (the configured one while there is no stream) and the last
-    /// failure. Callable from any thread, a main-loop callback's included.
+    /// The stream's state, the sink it plays to (the configured one while there is no stream), the sinks
+    /// there are, why it waits, and the last failure. Callable from any thread, a main-loop callback's included.
     public var status: OutputStatus {
         withLoopLock {
+            var status = OutputStatus(state: "connecting", sink: configuration.sinkName, sinks: sinkNames, lastError: lastError)
+            if let stream, streamOpen, let device = pa_stream_get_device_name(stream) {
+                status.sink = String(cString: device)
+            }
             if stopping {
-                return OutputStatus(state: "stopped", sink: configuration.sinkName, lastError: lastError)
+                status.state = "stopped"
+            } else if streamReady {
+                status.state = "playing"
+            } else if streamClosedWhileIdle {
+                status.state = "idle"
+            } else if reconnectTimer != nil {
+                status.state = "connecting"
+            } else if let heldBy {
+                status.state = "corked"
+                status.reason = describe(heldBy)
+            } else if awaitingSink {
+                status.state = "no-sink"
+                status.reason = missingSinkDescription
             }
-            if streamReady, let stream, let device = pa_stream_get_device_name(stream) {
-                return OutputStatus(state: "playing", sink: String(cString: device), lastError: lastError)
-            }
-            return OutputStatus(
-                state: streamReady ? "playing" : streamClosedWhileIdle ? "idle" : "connecting",
-                sink: configuration.sinkName, lastError: lastError)
+            return status
         }
     }
 

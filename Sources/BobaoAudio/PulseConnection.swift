@@ -1,8 +1,9 @@
 import BobaoCore
 import CPulse
 
-// The connection's life: connect, open the stream, notice loss, reconnect with backoff.
-// Every function here runs with the main loop lock held (C callbacks run on the main loop thread).
+// The connection's life: connect, open the stream once its sink is there (KeepAlivePlayer+Sinks.swift), notice
+// loss, reconnect with backoff. Every function here runs with the main loop lock held (C callbacks run on the
+// main loop thread).
 extension KeepAlivePlayer {
     func connect() {
         guard !stopping else { return }
@@ -31,7 +32,8 @@ extension KeepAlivePlayer {
                 let server = pa_context_get_server(context).map { String(cString: $0) } ?? "?"
                 log("sound server connected: \(server)")
             }
-            contextDidBecomeReady()
+            subscribeToSinkEvents()
+            listSinks()  // opens the stream once the sink is there
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             guard !stopping else { return }
             let reason = String(cString: pa_strerror(pa_context_errno(context)))
@@ -54,8 +56,12 @@ extension KeepAlivePlayer {
             return
         }
         self.stream = stream
+        resetHold()
         pa_stream_set_state_callback(stream, onStreamStateChanged, userdata)
         pa_stream_set_write_callback(stream, onStreamWantsData, userdata)
+        pa_stream_set_event_callback(stream, onStreamEvent, userdata)
+        pa_stream_set_suspended_callback(stream, onStreamSuspended, userdata)
+        pa_stream_set_moved_callback(stream, onStreamMoved, userdata)
         // With ADJUST_LATENCY the server gives the sink (tlength - 2 * minreq) / 2 of latency; a minreq near
         // tlength / 2 would leave the sink at its minimum latency and wake it thousands of times a second.
         // 2 s with 250 ms pieces: the sink runs with ~750 ms, the client refills four times a second.
@@ -66,7 +72,9 @@ extension KeepAlivePlayer {
             prebuf: 2,  // one frame: play as soon as anything is queued, also right after a flush
             minreq: target / 8,
             fragsize: UInt32.max)
-        let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue)
+        // A named sink's stream must not wander to another sink when that one goes: it fails, and waits for it.
+        let dontMove = configuration.sinkName == nil ? 0 : PA_STREAM_DONT_MOVE.rawValue
+        let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | dontMove)
         var volume = streamVolume
         let opened = volumePercent == nil
             ? pa_stream_connect_playback(stream, configuration.sinkName, &attributes, flags, nil, nil)
@@ -81,19 +89,29 @@ extension KeepAlivePlayer {
         switch pa_stream_get_state(stream) {
         case PA_STREAM_READY:
             streamReady = true
+            streamOpen = true
             reconnectDelay = configuration.reconnectInitialMilliseconds
             let sink = pa_stream_get_device_name(stream).map { String(cString: $0) } ?? "?"
             let attributes = pa_stream_get_buffer_attr(stream)?.pointee
             let buffered = Int(attributes?.tlength ?? 0) * 1000 / configuration.bytesPerSecond
-            let back = outage.resolved().map { "; back \($0)" } ?? ""
+            let serverBack = outage.resolved(), sinkBack = sinkOutage.resolved()
+            let back = serverBack.map { "; back \($0)" } ?? sinkBack.map { "; the sink appeared \($0)" } ?? ""
             log("keep-alive stream \(everConnected ? "reopened" : "open") on sink \(sink) (\(buffered) ms of silence queued)\(back)")
             everConnected = true
             signal()
+            streamSuspendedDidChange()  // opened on a suspended sink: held until it runs
+            checkMuted()  // opened muted: a cork request it missed (KeepAlivePlayer+Corking.swift)
         case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
             guard !stopping else { return }
             let reason = context.map { String(cString: pa_strerror(pa_context_errno($0))) } ?? "unknown"
             let sink = configuration.sinkName.map { "sink '\($0)'" } ?? "the default sink"
-            connectionLost(reason: "playback stream on \(sink) failed (\(reason))")
+            let failure = "playback stream on \(sink) failed (\(reason))"
+            // The server is still there: the stream alone is lost (its sink went away, most likely).
+            if let context, reconnectTimer == nil, pa_context_get_state(context) == PA_CONTEXT_READY {
+                streamLost(reason: failure)
+            } else {
+                connectionLost(reason: failure)
+            }
         default:
             break
         }
@@ -129,13 +147,8 @@ extension KeepAlivePlayer {
         cancelPlayedOutTimer()
         cancelTimingUpdate()
         streamReady = false
-        if let stream {
-            pa_stream_set_state_callback(stream, nil, nil)
-            pa_stream_set_write_callback(stream, nil, nil)
-            pa_stream_disconnect(stream)
-            pa_stream_unref(stream)
-            self.stream = nil
-        }
+        releaseStream()
+        dropSinkWatch()
         dropContext()
         if let reconnectTimer {
             pa_threaded_mainloop_get_api(mainloop).pointee.time_free(reconnectTimer)
@@ -143,9 +156,26 @@ extension KeepAlivePlayer {
         }
     }
 
+    /// Disconnects and releases the stream, its callbacks first. Allowed inside the stream's own callbacks:
+    /// libpulse holds a reference of its own around them.
+    func releaseStream() {
+        guard let stream else { return }
+        pa_stream_set_state_callback(stream, nil, nil)
+        pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_set_event_callback(stream, nil, nil)
+        pa_stream_set_suspended_callback(stream, nil, nil)
+        pa_stream_set_moved_callback(stream, nil, nil)
+        if PA_STREAM_IS_GOOD(pa_stream_get_state(stream)) != 0 { pa_stream_disconnect(stream) }
+        pa_stream_unref(stream)
+        self.stream = nil
+        streamOpen = false
+        resetHold()
+    }
+
     func dropContext() {
         guard let context else { return }
         pa_context_set_state_callback(context, nil, nil)
+        pa_context_set_subscribe_callback(context, nil, nil)
         pa_context_disconnect(context)
         pa_context_unref(context)
         self.context = nil
@@ -173,7 +203,7 @@ extension KeepAlivePlayer {
 
 // MARK: C callbacks: each finds its player through `userdata`, which the player keeps valid while registered.
 
-private func player(_ userdata: UnsafeMutableRawPointer?) -> KeepAlivePlayer {
+func player(_ userdata: UnsafeMutableRawPointer?) -> KeepAlivePlayer {
     Unmanaged<KeepAlivePlayer>.fromOpaque(userdata!).takeUnretainedValue()
 }
 

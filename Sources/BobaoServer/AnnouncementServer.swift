@@ -34,6 +34,10 @@ public final class AnnouncementServer: Sendable {
         playerConfiguration.sampleRate = synthesizer.sampleRate
         player = KeepAlivePlayer(configuration: playerConfiguration) { log($0) }
         volume = StreamVolume(output: player, board: board, saved: savedVolume) { log($0) }
+        player.setWaitingCount { [board] in  // for the log's "holding N announcement(s)"
+            let now = board.snapshot
+            return now.waiting.values.reduce(now.storing, +) + (now.speaking == nil ? 0 : 1)
+        }
         speaker = Speaker(
             board: board, synthesizer: synthesizer, output: player, parameters: configuration.speech,
             maximumSpeechSeconds: configuration.maximumSpeechSeconds, chime: configuration.chime, log: log)

@@ -1,9 +1,10 @@
 import BobaoAudio
 import BobaoCore
 
-/// The one JSON line `{"cmd": "status"}` answers: version, uptime, the sound server, sink and stream volume,
-/// the queue by priority, what is speaking, counters by outcome, the last error. Everything outside printable
-/// ASCII is escaped, so it reads the same whatever `--encoding` the connection uses.
+/// The one JSON line `{"cmd": "status"}` answers: version, uptime, the sound server and sink (with the sinks
+/// there are, why it is not playing: `no-sink`, `corked`, and the stream volume), the queue by priority, what is
+/// speaking, counters by outcome, the last error. Everything outside printable ASCII is escaped, so it reads
+/// the same whatever `--encoding` the connection uses.
 enum StatusReport {
     /// `volume`: the stream volume a client set (`bobao volume`), or nil (`null`: the sound server's own).
     static func line(uptimeSeconds: Double, output: OutputStatus, volume: Int?, board: AnnouncementBoard.Snapshot) -> String {
@@ -11,8 +12,10 @@ enum StatusReport {
         var fields: [String] = []
         fields.append("\"version\":\(JSONText.quote(BobaoVersion.current))")
         fields.append("\"uptime_s\":\(Int(uptimeSeconds.rounded(.down)))")
+        let sinks = output.sinks.map { "[" + $0.map(JSONText.quote).joined(separator: ",") + "]" } ?? "null"
         fields.append("\"sound\":{\"state\":\(string(output.state)),\"sink\":\(string(output.sink)),"
-            + "\"last_error\":\(string(output.lastError)),\"volume\":\(volume.map(String.init) ?? "null")}")
+            + "\"sinks\":\(sinks),\"reason\":\(string(output.reason)),\"last_error\":\(string(output.lastError)),"
+            + "\"volume\":\(volume.map(String.init) ?? "null")}")
         let waiting = Priority.allCases.map { "\"\($0.rawValue)\":\(board.waiting[$0] ?? 0)" }.joined(separator: ",")
         let total = board.waiting.values.reduce(board.storing, +)
         fields.append("\"queue\":{\(waiting),\"storing\":\(board.storing),\"total\":\(total),\"capacity\":\(board.capacity)}")

@@ -29,6 +29,7 @@ enum StatusCommand {
     /// ```
     /// Bobao 0.9.0, up 2 h 5 min
     /// sound:      playing on alsa_output.pci-0000_00_1f.3.analog-stereo
+    ///             (or: no-sink on usb_speaker: no sink 'usb_speaker' (sinks: auto_null); corked on … : corked by …)
     /// volume:     70 % (set by bobao volume)
     /// queue:      1 urgent, 3 normal, 0 low waiting (4 of 256; 0 being stored)
     /// speaking:   #12, urgent, id "order-7": "新客户来了"
@@ -42,7 +43,10 @@ enum StatusCommand {
         lines.append("Bobao \(text("version")), up \(uptime)")
         var sound = text("sound.state")
         if let sink = status.string("sound.sink") { sound += " on \(sink)" }
-        if let error = status.string("sound.last_error") { sound += " (last failure: \(error))" }
+        if let reason = status.string("sound.reason") { sound += ": \(reason)" }
+        if let error = status.string("sound.last_error"), error != status.string("sound.reason") {
+            sound += " (last failure: \(error))"
+        }
         lines.append("sound:      " + sound)
         switch status["sound.volume"] {
         case .number(let percent)?: lines.append("volume:     \(percent) % (set by bobao volume)")
