@@ -50,6 +50,9 @@ extension KeepAlivePlayer {
         defer { pa_proplist_free(properties) }
         pa_proplist_sets(properties, PA_PROP_MEDIA_ROLE, configuration.mediaRole)
         pa_proplist_sets(properties, PA_PROP_MEDIA_NAME, "announcements")
+        // module-stream-restore keeps a stream's volume under its role ("sink-input-by-media-role:event") unless
+        // told otherwise: `bobao volume` would then change every event sound on a desktop. Bobao's own entry.
+        pa_proplist_sets(properties, "module-stream-restore.id", "sink-input-by-application-id:org.bobao.Bobao")
         pa_proplist_sets(properties, PA_PROP_APPLICATION_NAME, configuration.applicationName)
         guard let stream = pa_stream_new_with_proplist(context, "announcements", &spec, nil, properties) else {
             connectionLost(reason: "could not create a playback stream: \(String(cString: pa_strerror(pa_context_errno(context))))")

@@ -184,8 +184,13 @@ public final class Speaker: Sendable {
                 return false
             }
             guard board.requeueFirst(announcement) else { return true }  // a client cancelled it meanwhile
-            log("#\(announcement.id) was cut by a sound-server failure; it will be said again from its start")
-            board.noteError("a sound-server failure cut #\(announcement.id)")
+            let status = output.status
+            if status.state == "corked" {
+                log("#\(announcement.id) was cut: \(status.reason ?? "the sound server corked the stream"); it will be said again from its start")
+            } else {
+                log("#\(announcement.id) was cut by a sound-server failure; it will be said again from its start")
+                board.noteError("a sound-server failure cut #\(announcement.id)")
+            }
             return true
         }
         if cutAtMaximum {
@@ -262,7 +267,10 @@ public final class Speaker: Sendable {
 
     /// Why the output cannot play now, for the log and a `waiting` event.
     static func unready(_ status: OutputStatus) -> String {
-        "no sound server to play it on" + (status.lastError.map { " (\($0))" } ?? "")
+        switch status.state {
+        case "no-sink", "corked": status.reason ?? status.state
+        default: "no sound server to play it on" + (status.lastError.map { " (\($0))" } ?? "")
+        }
     }
 
     /// The chime at the announcement's volume (100 is the chime as made; eSpeak NG's 100 is its normal).

@@ -157,7 +157,7 @@ import Testing
         let board = try AnnouncementBoard(capacity: 4)
         let output = OutputStatus(state: "playing", sink: "auto_null")
         let set = StatusReport.line(uptimeSeconds: 1, output: output, volume: 70, board: board.snapshot)
-        #expect(set.contains(#""sound":{"state":"playing","sink":"auto_null","last_error":null,"volume":70}"#), "\(set)")
+        #expect(set.contains(#""sound":{"state":"playing","sink":"auto_null","sinks":null,"reason":null,"last_error":null,"volume":70}"#), "\(set)")
         let unset = StatusReport.line(uptimeSeconds: 1, output: output, volume: nil, board: board.snapshot)
         #expect(unset.contains(#""last_error":null,"volume":null}"#), "\(unset)")
     }
