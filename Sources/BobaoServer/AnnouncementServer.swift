@@ -10,6 +10,7 @@ public final class AnnouncementServer: Sendable {
     private let board: AnnouncementBoard
     private let player: KeepAlivePlayer
     private let speaker: Speaker
+    private let ducker: StreamDucker?
     private let listener: LineListener
     private let volume: StreamVolume
     private let log: EventLog
@@ -38,9 +39,12 @@ public final class AnnouncementServer: Sendable {
             let now = board.snapshot
             return now.waiting.values.reduce(now.storing, +) + (now.speaking == nil ? 0 : 1)
         }
+        let ducker = StreamDucker.make(for: configuration, log: log)  // see DuckingStateFile.swift
+        self.ducker = ducker
         speaker = Speaker(
             board: board, synthesizer: synthesizer, output: player, parameters: configuration.speech,
-            maximumSpeechSeconds: configuration.maximumSpeechSeconds, chime: configuration.chime, log: log)
+            maximumSpeechSeconds: configuration.maximumSpeechSeconds, chime: configuration.chime,
+            speechActivity: { ducker?.speechActivity($0) }, log: log)
         listener = try Self.makeListener(configuration: configuration, board: board, output: player, volume: volume, log: log)
     }
 
@@ -120,6 +124,7 @@ public final class AnnouncementServer: Sendable {
     public var boundAddress: String { listener.boundAddress }
 
     public func start() {
+        ducker?.start()
         player.start()
         speaker.start()
         listener.start()
@@ -146,6 +151,7 @@ public final class AnnouncementServer: Sendable {
             _ = speaker.waitUntilFinished(timeout: 5)
         }
         player.stop()
+        ducker?.stop()  // the other streams' volumes back before the process exits
         board.sync()  // the last spoken announcement leaves the spool before the process does
     }
 }

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable {
     public var chime: @Sendable (ChimeChoice) -> [Int16]? = { _ in nil }
     /// What the voice and chime a JSON message names must be (nil sets: any plausible name).
     public var messageRules = MessageRules()
+    /// Other streams on Bobao's sink play at this factor of their volume while it speaks (`--duck`); 1 is off.
+    public var duckFactor = 0.3
     /// The encoding clients send in (`--encoding`); lines are converted to UTF-8 before anything else.
     public var encoding = TextEncoding.utf8
 

@@ -14,7 +14,7 @@ enum ServeCommand {
                            [--token SECRET] [--allow CIDR[,CIDR…]] [--spool PATH | --no-spool] [--ttl SECONDS]
                            [--shutdown-timeout SECONDS] [--max-speech SECONDS] [--rate-limit-loopback]
                            [--chime NAME|off] [--encoding utf-8|gbk|gb18030]
-                           [--keepalive silence|noise|off] [--keepalive-level DBFS]
+                           [--keepalive silence|noise|off] [--keepalive-level DBFS] [--duck FACTOR]
           --listen   where to accept text (default 127.0.0.1:7777; port 0 picks a free port)
           --sink     PulseAudio sink to play on (default: the sound server's default sink)
           --queue    announcements that may wait before lines are refused (default 256)
@@ -46,6 +46,8 @@ enum ServeCommand {
                      ding, or voices/chimes/NAME.wav (default off; a message's "chime": true plays ding)
           --encoding what clients send: utf-8 (default), or gbk / gb18030 as Chinese Windows POS software
                      often does; each line is converted, and bytes that don't decode get ERR bad-encoding
+          --duck     while Bobao speaks, other streams on its sink play at this factor of their volume,
+                     0 to 1 (default 0.3: 30 % as pactl shows it); 1 turns ducking off
         """
 
     static func run(_ arguments: [String]) throws {
@@ -60,6 +62,7 @@ enum ServeCommand {
                 "listen", "sink", "queue", "max-line", "gap", "media-role", "max-connections", "idle-timeout",
                 "line-rate", "line-burst", "token", "allow",
                 "spool", "ttl", "shutdown-timeout", "max-speech", "chime", "encoding", "keepalive", "keepalive-level",
+                "duck",
             ]),
             switches: ["help", "no-spool", "rate-limit-loopback"])
         if args.flag("help") { print(usage); return }
@@ -126,6 +129,13 @@ enum ServeCommand {
                 throw CommandError.usage("--keepalive-level sets the level of --keepalive noise; add --keepalive noise")
             }
             configuration.player.keepAliveLevelDBFS = Double(level)
+        }
+        if let text = args.string("duck") {
+            guard let factor = Double(text), factor >= 0, factor <= 1 else {
+                throw CommandError.usage("--duck must be a factor from 0 to 1 (0.3 lowers other streams to 30 % "
+                    + "while Bobao speaks; 1 turns ducking off), not '\(text)'")
+            }
+            configuration.duckFactor = factor
         }
         if let name = args.string("encoding") {
             guard let encoding = TextEncoding(name: name) else {
