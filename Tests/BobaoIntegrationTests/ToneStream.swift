@@ -37,7 +37,7 @@ final class ToneStream: @unchecked Sendable {
         var data = Data()
         second.withUnsafeBytes { data.append(contentsOf: $0) }
         let all = Data((0..<120).flatMap { _ in data })
-        FileManager.default.createFile(atPath: path, contents: all)
+        _ = FileManager.default.createFile(atPath: path, contents: all)
         return path
     }()
 
