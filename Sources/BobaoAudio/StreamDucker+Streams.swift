@@ -96,8 +96,10 @@ extension StreamDucker {
             }
             return
         }
-        guard goal == .ducked, info.sink == targetSink, info.volume_writable != 0, !isBobao(info, owner: owner),
-              additions[info.index] == nil else { return }
+        // While a duck's listing is under way, an event's answer was asked before it (answers come in order)
+        // and may be stale: the listing has the stream as it is now.
+        guard goal == .ducked, fromListing || !listing, info.sink == targetSink, info.volume_writable != 0,
+              !isBobao(info), additions[info.index] == nil else { return }
         let ducked = DuckingLedger.ducked(volume, factor: configuration.factor)
         guard !DuckingLedger.same(ducked, volume) else { return }  // silent already
         let record = DuckedStream(index: info.index, server: server, owner: owner, original: volume, ducked: ducked)
@@ -127,7 +129,7 @@ extension StreamDucker {
     }
 
     /// Any Bobao's stream: never lowered.
-    func isBobao(_ info: pa_sink_input_info, owner: String) -> Bool {
+    func isBobao(_ info: pa_sink_input_info) -> Bool {
         isOwn(info) || bobaoClients.contains(info.client)
             || Self.property(info.proplist, PA_PROP_APPLICATION_ID) == Self.applicationID
     }

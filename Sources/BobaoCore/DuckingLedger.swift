@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One playback stream Bobao lowered while it spoke: enough to put its volume back after a crash, and to
 /// recognise that the stream is still the one lowered and still at a volume Bobao set.
 ///
@@ -51,11 +55,16 @@ public enum DuckingLedger {
     }
 
     /// The volumes of a ramp from `from` to `to` in `steps` steps: the first step's volume first, `to` last.
+    /// The steps are equal in decibels (geometric on PulseAudio's cubic scale), so each sounds as large as
+    /// the others; a channel that starts or ends at 0 moves in equal volume steps instead.
     public static func ramp(from: [UInt32], to: [UInt32], steps: Int) -> [[UInt32]] {
         guard from.count == to.count, steps > 1 else { return [to] }
         return (1...steps).map { step in
-            zip(from, to).map { start, end in
-                let value = Double(start) + (Double(end) - Double(start)) * Double(step) / Double(steps)
+            let fraction = Double(step) / Double(steps)
+            return zip(from, to).map { start, end in
+                if step == steps { return end }
+                let (a, b) = (Double(start), Double(end))
+                let value = a > 0 && b > 0 ? a * pow(b / a, fraction) : a + (b - a) * fraction
                 return UInt32(value.rounded())
             }
         }

@@ -1,4 +1,5 @@
 import BobaoCore
+import Foundation
 import Testing
 
 /// The ducking arithmetic and the state file's format: what is lowered, which volumes are Bobao's doing,
@@ -25,6 +26,14 @@ struct DuckingLedgerTests {
         #expect(DuckingLedger.ramp(from: [19661], to: [65536], steps: 4).last == [65536])
         #expect(DuckingLedger.ramp(from: [65536], to: [19661], steps: 1) == [[19661]])
         #expect(DuckingLedger.ramp(from: [65536, 1], to: [19661], steps: 4) == [[19661]], "channel counts differ")
+        #expect(DuckingLedger.ramp(from: [65536], to: [0], steps: 4) == [[49152], [32768], [16384], [0]], "to silence")
+    }
+
+    @Test func aRampsStepsAreEqualInDecibels() {
+        // 30 % is -31.4 dB (PulseAudio's volume is cubic): four steps of -7.8 dB.
+        let decibels = DuckingLedger.ramp(from: [65536], to: [19661], steps: 4).map { 60 * log10(Double($0[0]) / 65536) }
+        let sizes = zip([0] + decibels, decibels).map { $1 - $0 }
+        #expect(sizes.allSatisfy { abs($0 - sizes[0]) < 0.01 && abs($0 + 7.84) < 0.01 }, "\(sizes)")
     }
 
     @Test func volumesCompareWithinHalfAPercent() {

@@ -64,6 +64,9 @@ extension SoundSuites {
             let sinceAudibleEnd = Double(back) * 0.02
             #expect(sinceAudibleEnd - trailing < 0.5, "the tone came back \(sinceAudibleEnd - trailing) s after the utterance")
             #expect(sinceAudibleEnd < 0.8, "the tone came back \(sinceAudibleEnd) s after the last audible sound")
+            let lowering = analysis.toneLevels(from: start - 0.5, to: start + 1, window: 0.02)
+            let down = lowering.firstIndex { decibels($0, relativeTo: reference) < -20 }.map { Double($0) * 0.02 - 0.5 }
+            print("ducking: tone below -20 dB \(down ?? .nan) s after the speech began")
             print("ducking: tone \(Int(reference)) before, \(Int(duckedLevel)) during speech (\(drop) dB); back "
                 + "\(sinceAudibleEnd) s after the last audible sound, \(sinceAudibleEnd - trailing) s after the utterance")
             #expect(try tone.sinkInput()?.volume.first == Self.normal)
