@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian package Bobao needs to build, run, test and benchmark. Idempotent.
+#   scripts/install-deps.sh [--pipewire]
+# --pipewire adds PipeWire with its PulseAudio server, which scripts/test.sh and scripts/bench-latency.sh
+# run privately as a second sound server. Only they ask for it: on a desktop, installing pipewire-pulse
+# enables its user service for every login, where it competes with PulseAudio for the same socket.
 set -euo pipefail
 
 packages=(
@@ -15,6 +19,12 @@ packages=(
     curl                             # the tests send HTTP to the line port, as a mistaken client would
     speech-dispatcher speech-dispatcher-espeak-ng  # the latency benchmark's peer
 )
+if [ "${1:-}" = --pipewire ]; then
+    packages+=(
+        pipewire pipewire-pulse wireplumber  # the second sound server of the tests and the latency benchmark
+        dbus                                 # wireplumber's session bus
+    )
+fi
 
 missing=()
 for package in "${packages[@]}"; do

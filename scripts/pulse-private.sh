@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Starts a private PulseAudio with one null sink, for tests and benchmarks, away from any user's server.
-#   source scripts/pulse-private.sh [SINK_NAME]   then use $PULSE_SERVER; call pulse_private_stop at the end.
+#   source scripts/pulse-private.sh; pulse_private_start [SINK_NAME]
+#   then use $PULSE_SERVER and $BOBAO_TEST_SINK; call pulse_private_stop at the end.
 # Its HOME and XDG_RUNTIME_DIR are a fresh temporary folder, so several can run side by side.
+# Exports PULSE_SERVER, BOBAO_TEST_SINK, BOBAO_SOUND_SERVER=pulseaudio, BOBAO_PULSE_DIR and
+# BOBAO_SOUND_SERVER_PIDS (the daemon's). scripts/pipewire-private.sh is the same for PipeWire.
+
+source "$(dirname "${BASH_SOURCE[0]}")/process-util.sh"
 
 pulse_private_start() {
     local sink="${1:-bobao_test}"
@@ -21,17 +26,13 @@ PA
     export PULSE_SERVER="unix:$BOBAO_PULSE_DIR/native"
     export BOBAO_TEST_SINK="$sink"
     export BOBAO_PULSE_DIR
+    export BOBAO_SOUND_SERVER=pulseaudio
+    export BOBAO_SOUND_SERVER_PIDS="$(cat "$BOBAO_PULSE_DIR/pulse/pid")"
 }
 
 pulse_private_stop() {
     [ -n "${BOBAO_PULSE_DIR:-}" ] || return 0
-    local pid
-    pid="$(cat "$BOBAO_PULSE_DIR/pulse/pid" 2>/dev/null || true)"
-    if [ -n "$pid" ]; then
-        kill "$pid" 2>/dev/null || true
-        # The daemon is not our child: wait for it to go.
-        while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-    fi
+    process_end "$(cat "$BOBAO_PULSE_DIR/pulse/pid" 2>/dev/null || true)"
     rm -rf "$BOBAO_PULSE_DIR"
-    unset BOBAO_PULSE_DIR PULSE_SERVER BOBAO_TEST_SINK
+    unset BOBAO_PULSE_DIR PULSE_SERVER BOBAO_TEST_SINK BOBAO_SOUND_SERVER BOBAO_SOUND_SERVER_PIDS
 }

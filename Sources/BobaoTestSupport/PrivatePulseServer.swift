@@ -7,11 +7,15 @@ import Synchronization
 ///
 /// Started with `--daemonize=yes`, whose parent exits only once the server accepts clients: that exit is
 /// the readiness event. Stopped through its pid file; its exit is awaited through a pidfd.
+///
+/// With `BOBAO_SOUND_SERVER=pipewire` it is a private PipeWire with pipewire-pulse instead (see
+/// `PrivatePipeWire`), started, stopped and restarted as a whole, which clients reach the same way.
 public final class PrivatePulseServer: Sendable {
     public let directory: String
     public let sinkName: String
-    /// `unix:DIR/native`, for `PULSE_SERVER`.
+    /// `unix:DIR/native` (on PipeWire `unix:DIR/pulse/native`), for `PULSE_SERVER`.
     public let address: String
+    public let kind: SoundServerKind
     private let extraConfiguration: [String]
 
     /// Starts a server with one null sink named `sinkName` as its default sink.
@@ -21,7 +25,8 @@ public final class PrivatePulseServer: Sendable {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("bobao-pulse-\(UUID().uuidString.prefix(8))").path
         self.sinkName = sinkName
-        address = "unix:\(directory)/native"
+        kind = SoundServerKind.current
+        address = kind == .pipeWire ? PrivatePipeWire.address(directory: directory) : "unix:\(directory)/native"
         self.extraConfiguration = extraConfiguration
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try start()
@@ -38,7 +43,8 @@ public final class PrivatePulseServer: Sendable {
 
     /// Environment for the server and its clients.
     public var environment: [String: String] {
-        ["PULSE_SERVER": address, "HOME": directory, "XDG_RUNTIME_DIR": directory]
+        if kind == .pipeWire { return PrivatePipeWire.environment(directory: directory).merging(clientEnvironment) { $1 } }
+        return ["PULSE_SERVER": address, "HOME": directory, "XDG_RUNTIME_DIR": directory]
     }
 
     /// Environment for clients only.
@@ -46,6 +52,10 @@ public final class PrivatePulseServer: Sendable {
 
     /// Starts (or restarts) the daemon; returns once it accepts clients.
     public func start() throws {
+        if kind == .pipeWire {
+            return try PrivatePipeWire.start(
+                directory: directory, sinkName: sinkName, extraConfiguration: extraConfiguration)
+        }
         let script = directory + "/server.pa"
         try configuration.write(toFile: script, atomically: true, encoding: .utf8)
         let result = try runProgram("pulseaudio", [
@@ -59,14 +69,16 @@ public final class PrivatePulseServer: Sendable {
         }
     }
 
-    /// The daemon's process id, from its pid file.
+    /// The daemon's process id, from its pid file (on PipeWire, pipewire-pulse's).
     public var pid: Int32? {
+        if kind == .pipeWire { return PrivatePipeWire.pid(directory: directory) }
         guard let text = try? String(contentsOfFile: directory + "/pulse/pid", encoding: .utf8) else { return nil }
         return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Sends `signal` to the daemon and waits for it to exit.
+    /// Sends `signal` to the daemon (on PipeWire, to each of its processes) and waits for it to exit.
     public func stop(signal: Int32 = SIGTERM) {
+        if kind == .pipeWire { return PrivatePipeWire.stop(directory: directory, signal: signal) }
         guard let pid else { return }
         let pidfd = bobao_pidfd_open(pid)
         guard pidfd >= 0 else { return }

@@ -1,9 +1,13 @@
 """Onset latency, idle cost and memory of Bobao next to speech-dispatcher and the espeak-ng CLI.
 
-Run by scripts/bench-latency.sh, which provides a private PulseAudio ($PULSE_SERVER, sink
-$BOBAO_TEST_SINK) and a release build of bobao ($BOBAO). Everything is measured in one run on that
-same null sink.
+Run by scripts/bench-latency.sh:
+  latency.py measure FIGURES.json [--no-memory]   on the sound server it provides ($PULSE_SERVER, sink
+      $BOBAO_TEST_SINK, server processes $BOBAO_SOUND_SERVER_PIDS) with a release build of bobao
+      ($BOBAO); everything is measured in one run on that same null sink. --no-memory leaves out the
+      1,000 announcements of the memory figure.
+  latency.py report FIGURES.json…                 one column for each server measured
 """
+import json
 import os
 import re
 import signal
@@ -22,9 +26,10 @@ TEXT = "新客户来了"
 RUNS = int(os.environ.get("BENCH_RUNS", "15"))
 IDLE_SECONDS = float(os.environ.get("BENCH_IDLE_SECONDS", "60"))
 ANNOUNCEMENTS = int(os.environ.get("BENCH_ANNOUNCEMENTS", "1000"))
-SINK = os.environ["BOBAO_TEST_SINK"]
-BOBAO = os.environ["BOBAO"]
-PULSE_PID = int(os.environ["BOBAO_PULSE_PID"])
+SINK = os.environ.get("BOBAO_TEST_SINK")
+BOBAO = os.environ.get("BOBAO")
+# The sound server's processes: PulseAudio's daemon, or pipewire, pipewire-pulse and wireplumber.
+SERVER_PIDS = [int(pid) for pid in os.environ.get("BOBAO_SOUND_SERVER_PIDS", "").split()]
 
 
 def log(message):
@@ -48,14 +53,18 @@ def onset_runs(monitor, trigger, runs=RUNS):
     return results
 
 
+def server_cpu_seconds():
+    return sum(proc.cpu_seconds(p) for p in SERVER_PIDS)
+
+
 def idle_cpu(pids_of, seconds):
-    """Percent of one core used by the processes `pids_of()` names over `seconds`, and by PulseAudio."""
+    """Percent of one core used by the processes `pids_of()` names over `seconds`, and by the sound server."""
     before = sum(proc.tree_cpu_seconds(p) for p in pids_of())
-    pulse_before = proc.cpu_seconds(PULSE_PID)
+    server_before = server_cpu_seconds()
     time.sleep(seconds)
     after = sum(proc.tree_cpu_seconds(p) for p in pids_of())
-    pulse_after = proc.cpu_seconds(PULSE_PID)
-    return 100 * (after - before) / seconds, 100 * (pulse_after - pulse_before) / seconds
+    server_after = server_cpu_seconds()
+    return 100 * (after - before) / seconds, 100 * (server_after - server_before) / seconds
 
 
 # MARK: Bobao
@@ -136,40 +145,55 @@ def summary(values):
     return statistics.median(values), max(values)
 
 
-def main():
-    figures = {}
+def server_name():
+    """The server `pactl info` describes: "PulseAudio 16.1", "PipeWire 0.3.65"."""
+    info = subprocess.run(["pactl", "info"], capture_output=True, text=True, check=True).stdout
+    fields = dict(line.split(": ", 1) for line in info.splitlines() if ": " in line)
+    name = fields.get("Server Name", "?")
+    match = re.search(r"on PipeWire ([0-9.]+)", name)
+    if match:
+        return "PipeWire " + match.group(1)
+    return ("PulseAudio" if name == "pulseaudio" else name) + " " + fields.get("Server Version", "")
 
-    log("PulseAudio alone, idle for %g s" % IDLE_SECONDS)
-    _, pulse_alone = idle_cpu(lambda: [], IDLE_SECONDS)
-    figures["pulse_alone"] = pulse_alone
+
+def measure(memory=True):
+    figures = {"server": server_name(), "runs": RUNS, "idle_seconds": IDLE_SECONDS}
+    if not SERVER_PIDS:
+        raise RuntimeError("BOBAO_SOUND_SERVER_PIDS names no sound-server process")
+
+    log("%s alone, idle for %g s" % (figures["server"], IDLE_SECONDS))
+    _, server_alone = idle_cpu(lambda: [], IDLE_SECONDS)
+    figures["server_alone"] = server_alone
 
     log("starting bobao")
     bobao = Bobao("--rate", "175")
     time.sleep(1)
     figures["bobao_rss_start"] = proc.rss_mib(bobao.process.pid)
     log("bobao idle for %g s" % IDLE_SECONDS)
-    own, pulse = idle_cpu(lambda: [bobao.process.pid], IDLE_SECONDS)
-    figures["bobao_idle"] = (own, pulse - pulse_alone)
+    own, server = idle_cpu(lambda: [bobao.process.pid], IDLE_SECONDS)
+    figures["bobao_idle"] = (own, server - server_alone)
 
     monitor = Monitor(SINK)
     log("bobao onset, %d runs" % RUNS)
     figures["bobao_onset"] = onset_runs(monitor, lambda: (bobao.say(TEXT), None)[1])
     monitor.wait_quiet()
+    bobao.stop()
 
-    log("bobao: %d short announcements for the memory figure" % ANNOUNCEMENTS)
-    bobao.stop()
-    bobao = Bobao("--rate", "450", "--gap", "20")
-    started = time.monotonic()
-    sent = 0
-    while sent < ANNOUNCEMENTS:
-        batch = min(100, ANNOUNCEMENTS - sent)
-        for _ in range(batch):
-            last = bobao.say("好")
-        sent += batch
-        bobao.wait_log("spoke #%d " % last)
-    figures["bobao_rss_after"] = proc.rss_mib(bobao.process.pid)
-    figures["announcement_minutes"] = (time.monotonic() - started) / 60
-    bobao.stop()
+    if memory:
+        log("bobao: %d short announcements for the memory figure" % ANNOUNCEMENTS)
+        bobao = Bobao("--rate", "450", "--gap", "20")
+        started = time.monotonic()
+        sent = 0
+        while sent < ANNOUNCEMENTS:
+            batch = min(100, ANNOUNCEMENTS - sent)
+            for _ in range(batch):
+                last = bobao.say("好")
+            sent += batch
+            bobao.wait_log("spoke #%d " % last)
+        figures["bobao_rss_after"] = proc.rss_mib(bobao.process.pid)
+        figures["announcements"] = ANNOUNCEMENTS
+        figures["announcement_minutes"] = (time.monotonic() - started) / 60
+        bobao.stop()
 
     log("speech-dispatcher onset, %d runs" % RUNS)
     dispatcher = SpeechDispatcher()
@@ -177,8 +201,8 @@ def main():
     monitor.wait_quiet()
     monitor.close()
     log("speech-dispatcher idle for %g s" % IDLE_SECONDS)
-    own, pulse = idle_cpu(lambda: [dispatcher.process.pid], IDLE_SECONDS)
-    figures["spd_idle"] = (own, pulse - pulse_alone)
+    own, server = idle_cpu(lambda: [dispatcher.process.pid], IDLE_SECONDS)
+    figures["spd_idle"] = (own, server - server_alone)
     figures["spd_rss"] = proc.tree_rss_mib(dispatcher.process.pid)
     dispatcher.stop()
 
@@ -186,37 +210,69 @@ def main():
     log("espeak-ng CLI onset, %d runs" % RUNS)
     figures["espeak_onset"] = onset_runs(monitor, espeak_trigger)
     monitor.close()
+    return figures
 
-    report(figures)
 
+def report(columns):
+    """Prints the figures of each server side by side."""
+    width = 32
+    names = "".join("%*s" % (width, f["server"]) for f in columns)
 
-def report(f):
-    b_med, b_max = summary(f["bobao_onset"])
-    s_med, s_max = summary(f["spd_onset"])
-    e_med, e_max = summary(f["espeak_onset"])
     print()
-    print("Onset latency: text sent -> first sample >= 500 at the null sink's monitor, %d runs each, text %s"
-          % (RUNS, TEXT))
-    print("  %-34s %10s %10s %16s" % ("", "median ms", "max ms", "Bobao / this"))
-    print("  %-34s %10.1f %10.1f %16s" % ("Bobao (TCP line)", b_med, b_max, ""))
-    print("  %-34s %10.1f %10.1f %16.2f" % ("spd-say -> speech-dispatcher (TCP)", s_med, s_max, b_med / s_med))
-    print("  %-34s %10.1f %10.1f %16.2f" % ("espeak-ng -v cmn-latn-pinyin (CLI)", e_med, e_max, b_med / e_med))
-    print("  target: Bobao median <= 8 ms and <= 0.5 x spd-say's")
+    print("Onset latency: text sent -> first sample >= 500 at the null sink's monitor, %s runs each, text %s"
+          % ("/".join(str(f["runs"]) for f in columns), TEXT))
+    print("  %-34s%s" % ("", names))
+    print("  %-34s%s" % ("", ("  %10s %8s %10s" % ("median ms", "max ms", "Bobao/this")) * len(columns)))
+    for name, key in (("Bobao (TCP line)", "bobao_onset"),
+                      ("spd-say -> speech-dispatcher (TCP)", "spd_onset"),
+                      ("espeak-ng -v cmn-latn-pinyin (CLI)", "espeak_onset")):
+        cells = ""
+        for f in columns:
+            median, worst = summary(f[key])
+            ratio = "" if key == "bobao_onset" else "%.2f" % (summary(f["bobao_onset"])[0] / median)
+            cells += "  %10.1f %8.1f %10s" % (median, worst, ratio)
+        print("  %-34s%s" % (name, cells))
+    print("  target: Bobao median <= 8 ms and <= 0.5 x spd-say's (on PulseAudio; on PipeWire the graph's")
+    print("  quantum sets a floor for every client, so compare only within a column)")
     print()
-    print("Idle cost over %g s, %% of one core (PulseAudio alone: %.2f %%)" % (IDLE_SECONDS, f["pulse_alone"]))
-    print("  %-34s %10s %14s %10s" % ("", "own", "+PulseAudio", "total"))
+    print("Idle cost over %s s, %% of one core; +server is the sound server's CPU above its own idle figure"
+          % "/".join("%g" % f["idle_seconds"] for f in columns))
+    print("  %-34s%s" % ("", names))
+    print("  %-34s%s" % ("", ("  %10s %8s %10s" % ("own", "+server", "total")) * len(columns)))
+    print("  %-34s%s" % ("the sound server alone", "".join("  %10s %8.2f %10s" % ("", f["server_alone"], "")
+                                                         for f in columns)))
     for name, key in (("Bobao (keep-alive playing)", "bobao_idle"), ("speech-dispatcher (idle)", "spd_idle")):
-        own, extra = f[key]
-        print("  %-34s %10.2f %14.2f %10.2f" % (name, own, extra, own + extra))
+        print("  %-34s%s" % (name, "".join("  %10.2f %8.2f %10.2f" % (f[key][0], f[key][1], sum(f[key]))
+                                           for f in columns)))
     print("  target: Bobao total <= 0.5 %")
     print()
     print("Memory (RSS, MiB)")
-    print("  Bobao after start                  %8.1f" % f["bobao_rss_start"])
-    print("  Bobao after %d announcements     %8.1f   (%.1f min of speech at 450 wpm)"
-          % (ANNOUNCEMENTS, f["bobao_rss_after"], f["announcement_minutes"]))
-    print("  speech-dispatcher and its modules  %8.1f" % f["spd_rss"])
+    print("  %-34s%s" % ("", names))
+    print("  %-34s%s" % ("Bobao after start", "".join("%*.1f" % (width, f["bobao_rss_start"]) for f in columns)))
+    for f in columns:
+        if "bobao_rss_after" in f:
+            print("  %-34s%*.1f   (%s; %.1f min of speech at 450 wpm)"
+                  % ("Bobao after %d announcements" % f["announcements"], width, f["bobao_rss_after"],
+                     f["server"], f["announcement_minutes"]))
+    print("  %-34s%s" % ("speech-dispatcher and its modules", "".join("%*.1f" % (width, f["spd_rss"])
+                                                                    for f in columns)))
     print("  target: Bobao <= 20 MB")
 
 
+def main(arguments):
+    if arguments[:1] == ["measure"] and len(arguments) in (2, 3):
+        figures = measure(memory="--no-memory" not in arguments)
+        with open(arguments[1], "w") as f:
+            json.dump(figures, f)
+    elif arguments[:1] == ["report"] and len(arguments) >= 2:
+        columns = []
+        for path in arguments[1:]:
+            with open(path) as f:
+                columns.append(json.load(f))
+        report(columns)
+    else:
+        sys.exit(__doc__)
+
+
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
