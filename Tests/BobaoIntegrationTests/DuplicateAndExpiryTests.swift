@@ -56,10 +56,13 @@ extension SoundSuites {
 
             let first = try ServerProcess(arguments: ["--spool", spool], pulseServer: sound.address)
             #expect(first.waitForLog("keep-alive stream open"))
+            let beforeOriginal = recorder.samples.count
             let original = try Self.submit(order, to: first)
             #expect(original.reply == "OK 1")
             #expect(original.client.waitForEvent("done", number: 1) != nil, "\(original.client.lines)")
             #expect(original.client.events(of: 1) == ["start", "done"])
+            // Its last sound may reach the recorder after `done` (the recorder lags the sink, more on PipeWire).
+            #expect(recorder.waitForQuiet(after: beforeOriginal, quiet: 0.3))
 
             // The same id again, then a marker on the same connection: if the repeat were queued, it would be
             // heard before the marker. With "wait", the repeat is told the original's outcome.
