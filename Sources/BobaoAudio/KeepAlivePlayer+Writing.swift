@@ -112,12 +112,11 @@ extension KeepAlivePlayer {
         }
     }
 
-    /// A second of white noise whose RMS is `levelDBFS` (uniform samples, from a fixed-seed generator: the
-    /// same every start). Nil unless `--keepalive noise`.
+    /// A second of white noise whose peak is `levelDBFS` (uniform samples, so its RMS is 4.8 dB lower, from a
+    /// fixed-seed generator: the same every start). Nil unless `--keepalive noise`.
     static func makeNoise(_ configuration: PlayerConfiguration) -> UnsafeMutableBufferPointer<Int16>? {
         guard configuration.keepAlive == .noise else { return nil }
-        let rms = 32768 * pow(10, configuration.keepAliveLevelDBFS / 20)
-        let amplitude = rms * 3.0.squareRoot()  // a uniform distribution on [-a, a] has an RMS of a / sqrt(3)
+        let amplitude = 32768 * pow(10, configuration.keepAliveLevelDBFS / 20)
         let noise = UnsafeMutableBufferPointer<Int16>.allocate(capacity: max(1, configuration.sampleRate))
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         for index in noise.indices {

@@ -20,7 +20,7 @@ public struct PlayerConfiguration: Sendable, Equatable {
     public var keepAlive = KeepAliveMode.silence
     /// With `--keepalive off`, the stream closes after this long without speech.
     public var idleCloseMilliseconds = 2000
-    /// The level of `--keepalive noise`, in dBFS (`--keepalive-level`).
+    /// The peak level of `--keepalive noise`, in dBFS (`--keepalive-level`).
     public var keepAliveLevelDBFS = -60.0
     /// Leading and trailing samples quieter than this are dropped from each utterance: eSpeak begins with
     /// ~12 ms of near-silence that would only delay the first syllable, and ends a Mandarin sentence with

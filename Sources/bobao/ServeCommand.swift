@@ -23,7 +23,7 @@ enum ServeCommand {
                        speaker never sleeps), noise (very faint noise, for amplifiers and active speakers
                        that switch off on digital silence) or off (the stream closes when idle and the
                        sink may suspend; the first syllable may be lost on speakers that sleep)
-          --keepalive-level  the noise's level in dBFS, -90 to -40 (default -60)
+          --keepalive-level  the noise's peak level in dBFS, -90 to -40 (default -60)
           --max-connections  open connections at most; the next gets ERR busy (default 512)
           --idle-timeout     close a connection after this many seconds without a line (default 60)
           --token    clients must send AUTH SECRET as their first line (or set BOBAO_TOKEN, which keeps it
