@@ -68,7 +68,10 @@ pipewire_private_start() {
     local sink="${1:-bobao_test}" name
     BOBAO_PIPEWIRE_DIR="$(mktemp -d /tmp/bobao-pw.XXXXXX)"
     chmod 700 "$BOBAO_PIPEWIRE_DIR"
-    mkdir -p "$BOBAO_PIPEWIRE_DIR"/{config,state,data,cache}
+    mkdir -p "$BOBAO_PIPEWIRE_DIR"/{config/wireplumber/main.lua.d,state,data,cache}
+    # WirePlumber would remember each stream's volume and target (restore-stream) and give a test's stream
+    # the volume an earlier test's stream of the same name was left at; the tests' own servers do the same.
+    echo 'stream_defaults.enabled = false' >"$BOBAO_PIPEWIRE_DIR/config/wireplumber/main.lua.d/51-bobao-test.lua"
     export BOBAO_PIPEWIRE_DIR
     export PULSE_SERVER="unix:$BOBAO_PIPEWIRE_DIR/pulse/native"
     _pipewire_private_make_env

@@ -101,6 +101,8 @@ extension KeepAlivePlayer {
             let back = serverBack.map { "; back \($0)" } ?? sinkBack.map { "; the sink appeared \($0)" } ?? ""
             log("keep-alive stream \(everConnected ? "reopened" : "open") on sink \(sink) (\(buffered) ms of silence queued)\(back)")
             everConnected = true
+            // Given at connect too, but pipewire-pulse (0.3.65) leaves a new stream at 100 %: set it again.
+            if let volumePercent { setVolume(percent: volumePercent) }
             signal()
             streamSuspendedDidChange()  // opened on a suspended sink: held until it runs
             checkMuted()  // opened muted: a cork request it missed (KeepAlivePlayer+Corking.swift)

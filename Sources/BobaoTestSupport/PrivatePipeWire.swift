@@ -57,9 +57,11 @@ enum PrivatePipeWire {
         }
         let defaultSink = commands.last { $0.first == "set-default-sink" }?.last ?? sinkName
 
-        for folder in ["config", "state", "data", "cache"] {
+        for folder in ["config/wireplumber/main.lua.d", "state", "data", "cache"] {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
         }
+        try Self.forgetStreams.write(
+            toFile: "\(directory)/config/wireplumber/main.lua.d/51-bobao-test.lua", atomically: true, encoding: .utf8)
         let environment = environment(directory: directory)
         do {
             // --fork returns once the bus accepts connections.
@@ -150,4 +152,9 @@ enum PrivatePipeWire {
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
+
+    /// WirePlumber's fragment that turns off its memory of stream volumes and targets (restore-stream): a
+    /// test's stream would otherwise start with the volume an earlier test's stream of the same name was
+    /// left at. scripts/pipewire-private.sh writes the same file.
+    static let forgetStreams = "stream_defaults.enabled = false\n"
 }
