@@ -17,6 +17,7 @@ extension KeepAlivePlayer {
             cancelTimingUpdate()
             defer {
                 armIdleClose()
+                armIdleBuffer()
                 signal()
             }
             // An utterance whose stream was lost is already cut: there is nothing queued to drop.

@@ -70,6 +70,9 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var streamClosedWhileIdle = false
     /// `--keepalive off`: closes the stream once the player has been idle a while.
     var idleCloseTimer: OpaquePointer?
+    /// The stream asks for the shallow speech buffer; the timer that returns it to the deep idle one.
+    var speechBuffered = false
+    var idleBufferTimer: OpaquePointer?
     // Sinks and corking (KeepAlivePlayer+Sinks.swift, KeepAlivePlayer+Corking.swift)
     /// The server's sinks as last listed, and the listing being gathered.
     var sinkNames: [String]?
@@ -218,6 +221,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         utterancePlayed = false
         utteranceStart = pa_rtclock_now()
         utteranceBytes = 0
+        useSpeechBuffer(stream)
         // Drop the queued silence: the server rewinds the sink and the speech written next plays at once.
         if let operation = pa_stream_flush(stream, nil, nil) { pa_operation_unref(operation) }
         // Keep the configured gap after the previous announcement, unless that one was cut to make way.
@@ -338,6 +342,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         utterancePlayed = true
         lastUtteranceEnd = pa_rtclock_now()
         armIdleClose()
+        armIdleBuffer()
         signal()
     }
 

@@ -14,6 +14,10 @@ public struct PlayerConfiguration: Sendable, Equatable {
     /// and the server; speech never waits behind it, because the queued silence is flushed when speech
     /// starts.
     public var idleBufferMilliseconds = 2000
+    /// The buffer the stream asks for while announcements are spoken (and `idleCloseMilliseconds` after): the
+    /// sink then renders ~25 ms ahead of what is heard instead of ~750 ms, so what it renders (and a monitor
+    /// records) has the same gaps as what is heard.
+    public var speechBufferMilliseconds = 100
     /// Silence between two announcements.
     public var gapMilliseconds = 300
     /// What the stream plays between announcements (`--keepalive`).

@@ -65,16 +65,9 @@ extension KeepAlivePlayer {
         pa_stream_set_event_callback(stream, onStreamEvent, userdata)
         pa_stream_set_suspended_callback(stream, onStreamSuspended, userdata)
         pa_stream_set_moved_callback(stream, onStreamMoved, userdata)
-        // With ADJUST_LATENCY the server gives the sink (tlength - 2 * minreq) / 2 of latency; a minreq near
-        // tlength / 2 would leave the sink at its minimum latency and wake it thousands of times a second.
-        // 2 s with 250 ms pieces: the sink runs with ~750 ms, the client refills four times a second.
-        let target = UInt32(configuration.bytes(milliseconds: configuration.idleBufferMilliseconds))
-        var attributes = pa_buffer_attr(
-            maxlength: UInt32.max,
-            tlength: target,
-            prebuf: 2,  // one frame: play as soon as anything is queued, also right after a flush
-            minreq: target / 8,
-            fragsize: UInt32.max)
+        var attributes = bufferAttributes(milliseconds: configuration.idleBufferMilliseconds)
+        speechBuffered = false
+        cancelIdleBuffer()
         // A named sink's stream must not wander to another sink when that one goes: it fails, and waits for it.
         let dontMove = configuration.sinkName == nil ? 0 : PA_STREAM_DONT_MOVE.rawValue
         let flags = pa_stream_flags_t(PA_STREAM_ADJUST_LATENCY.rawValue | dontMove)
@@ -148,6 +141,7 @@ extension KeepAlivePlayer {
 
     func tearDownConnection() {
         cancelIdleClose()
+        cancelIdleBuffer()
         streamClosedWhileIdle = false
         cancelPlayedOutTimer()
         cancelTimingUpdate()
