@@ -269,6 +269,8 @@ public final class Speaker: Sendable {
     static func unready(_ status: OutputStatus) -> String {
         switch status.state {
         case "no-sink", "corked": status.reason ?? status.state
+        // The stream on a named sink failed (the sink went away): the sinks are being listed again.
+        case _ where status.lastError?.hasPrefix("playback stream on sink") == true: "no sink to play it on (\(status.lastError!))"
         default: "no sound server to play it on" + (status.lastError.map { " (\($0))" } ?? "")
         }
     }
