@@ -24,10 +24,13 @@ extension StreamDucker {
     /// The duck's listing is complete: save what will be lowered, then ramp everything down.
     func duckListingEnded() {
         listing = false
-        defer { additions = [:] }
+        defer {
+            additions = [:]
+            additionSinks = [:]
+        }
         guard goal == .ducked else { return }
         let room = max(0, configuration.maximumStreams - tracked.count)
-        let sorted = additions.keys.sorted()
+        let sorted = additions.keys.filter { additionSinks[$0] == targetSink && tracked[$0] == nil }.sorted()
         if sorted.count > room && !warnedAboutLimit {
             warnedAboutLimit = true
             log("ducking at most \(configuration.maximumStreams) streams; \(sorted.count - room) more left as they are")
@@ -77,8 +80,15 @@ extension StreamDucker {
     func streamInfoArrived(_ info: pa_sink_input_info, fromListing: Bool) {
         let owner = Self.owner(of: info)
         if isOwn(info) {
+            let moved = ownSink != info.sink
             ownStream = info.index
             ownSink = info.sink
+            // Bobao's stream reached its sink (PipeWire links it a moment after it opens) or moved: list again
+            // to lower what plays there.
+            if moved, goal == .ducked, !listing, ready, let context, !stopping {
+                listing = true
+                release(pa_context_get_sink_input_info_list(context, onDuckerDuckListing, userdata))
+            }
         }
         guard ready, let server, !stopping else { return }
         let volume = Self.channels(info.volume)
@@ -98,13 +108,17 @@ extension StreamDucker {
         }
         // While a duck's listing is under way, an event's answer was asked before it (answers come in order)
         // and may be stale: the listing has the stream as it is now.
-        guard goal == .ducked, fromListing || !listing, info.sink == targetSink, info.volume_writable != 0,
-              !isBobao(info), additions[info.index] == nil else { return }
+        // A listing's streams are sorted out by sink when it ends, once Bobao's own stream is known.
+        guard goal == .ducked, fromListing || !listing, fromListing || info.sink == targetSink,
+              info.volume_writable != 0, !isBobao(info), additions[info.index] == nil else { return }
         let ducked = DuckingLedger.ducked(volume, factor: configuration.factor)
         guard !DuckingLedger.same(ducked, volume) else { return }  // silent already
         let record = DuckedStream(index: info.index, server: server, owner: owner, original: volume, ducked: ducked)
         let stream = Tracked(record: record, current: volume)
-        if fromListing { return additions[info.index] = stream }
+        if fromListing {
+            additionSinks[info.index] = info.sink
+            return additions[info.index] = stream
+        }
         // Appeared (or moved here) while Bobao speaks: lowered at once, no ramp.
         guard tracked.count < configuration.maximumStreams else { return }
         tracked[info.index] = stream
@@ -183,8 +197,15 @@ extension StreamDucker {
     func reconcileInfoArrived(_ info: pa_sink_input_info) {
         let owner = Self.owner(of: info)
         if isOwn(info) {
+            let moved = ownSink != info.sink
             ownStream = info.index
             ownSink = info.sink
+            // Bobao's stream reached its sink (PipeWire links it a moment after it opens) or moved: list again
+            // to lower what plays there.
+            if moved, goal == .ducked, !listing, ready, let context, !stopping {
+                listing = true
+                release(pa_context_get_sink_input_info_list(context, onDuckerDuckListing, userdata))
+            }
         }
         guard let server, let position = leftovers.firstIndex(where: { $0.index == info.index && $0.server == server })
         else { return }

@@ -95,6 +95,9 @@ public final class StreamDucker: @unchecked Sendable {
     /// A duck's listing of the sink inputs is under way; what it found to lower so far.
     var listing = false
     var additions: [UInt32: Tracked] = [:]
+    /// The sink each of `additions` plays on: kept until the listing ends, because Bobao's own stream (which
+    /// says which sink is Bobao's) may come later in it than the streams to lower.
+    var additionSinks: [UInt32: UInt32] = [:]
     /// What happened to streams since the duck, for the one log line of the restore.
     var cycle = Cycle()
     /// Leftovers restored, and left alone, by the listing after a connection.
