@@ -79,17 +79,7 @@ extension StreamDucker {
     /// A sink input's information, from the duck's listing (`listing`) or after one of its events.
     func streamInfoArrived(_ info: pa_sink_input_info, fromListing: Bool) {
         let owner = Self.owner(of: info)
-        if isOwn(info) {
-            let moved = ownSink != info.sink
-            ownStream = info.index
-            ownSink = info.sink
-            // Bobao's stream reached its sink (PipeWire links it a moment after it opens) or moved: list again
-            // to lower what plays there.
-            if moved, goal == .ducked, !listing, ready, let context, !stopping {
-                listing = true
-                release(pa_context_get_sink_input_info_list(context, onDuckerDuckListing, userdata))
-            }
-        }
+        if isOwn(info) { noteOwnStream(info) }
         guard ready, let server, !stopping else { return }
         let volume = Self.channels(info.volume)
         if let stream = tracked[info.index] {
@@ -135,6 +125,18 @@ extension StreamDucker {
         }
         if tracked.removeValue(forKey: index) != nil { cycle.gone += 1 }
         additions[index] = nil
+    }
+
+    /// Bobao's own stream's information: it names the sink to duck on. When the stream reaches its sink
+    /// (PipeWire links it a moment after it opens) or moves while ducked, list again to lower what plays there.
+    func noteOwnStream(_ info: pa_sink_input_info) {
+        let moved = ownSink != info.sink
+        ownStream = info.index
+        ownSink = info.sink
+        if moved, goal == .ducked, !listing, ready, let context, !stopping {
+            listing = true
+            release(pa_context_get_sink_input_info_list(context, onDuckerDuckListing, userdata))
+        }
     }
 
     /// Bobao's own stream: of this process.
@@ -196,17 +198,7 @@ extension StreamDucker {
     /// restore (a crash, a lost connection) is restored if it is still the same stream at a volume Bobao set.
     func reconcileInfoArrived(_ info: pa_sink_input_info) {
         let owner = Self.owner(of: info)
-        if isOwn(info) {
-            let moved = ownSink != info.sink
-            ownStream = info.index
-            ownSink = info.sink
-            // Bobao's stream reached its sink (PipeWire links it a moment after it opens) or moved: list again
-            // to lower what plays there.
-            if moved, goal == .ducked, !listing, ready, let context, !stopping {
-                listing = true
-                release(pa_context_get_sink_input_info_list(context, onDuckerDuckListing, userdata))
-            }
-        }
+        if isOwn(info) { noteOwnStream(info) }
         guard let server, let position = leftovers.firstIndex(where: { $0.index == info.index && $0.server == server })
         else { return }
         let record = leftovers.remove(at: position)
