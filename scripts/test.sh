@@ -37,7 +37,9 @@ for server in $servers; do
         pipewire_private_start bobao_test
         echo "test: PipeWire at $PULSE_SERVER, null sink $BOBAO_TEST_SINK: the sound suites" >&2
         arguments=("$@")
-        if [ $# -eq 0 ]; then arguments=(--filter SoundSuites); fi
+        # CorkTests need module-role-cork and a sink that suspends while in use: PulseAudio only
+        # (pipewire-pulse 0.3.65 has neither).
+        if [ $# -eq 0 ]; then arguments=(--filter SoundSuites --skip CorkTests); fi
         swift test --skip-build "${arguments[@]}" || result=$?
         pipewire_private_stop
         ;;

@@ -11,10 +11,9 @@ extension SoundSuites {
     ///
     /// PulseAudio only. pipewire-pulse (0.3.65) has no module-role-cork, the one thing that sends
     /// request-cork, and does not suspend a sink a stream is playing on (`pactl suspend-sink` answers success
-    /// and the sink keeps running).
-    @Suite(
-        .serialized, .timeLimit(.minutes(2)),
-        .disabled(if: SoundControl.isPipeWire, "pipewire-pulse has no module-role-cork and does not suspend a sink in use"))
+    /// and the sink keeps running). scripts/test.sh leaves this suite out of its PipeWire run (`--skip
+    /// CorkTests`) rather than letting it skip itself: wherever it runs, it runs.
+    @Suite(.serialized, .timeLimit(.minutes(2)))
     struct CorkTests {
         let sound: TestSoundServer.Connection
         let control: SoundControl

@@ -13,9 +13,6 @@ final class SoundControl {
         self.connection = connection
     }
 
-    /// Whether the tests run against pipewire-pulse (`BOBAO_SOUND_SERVER=pipewire`) rather than PulseAudio.
-    static var isPipeWire: Bool { ProcessInfo.processInfo.environment["BOBAO_SOUND_SERVER"] == "pipewire" }
-
     /// `prefix_` and a few random letters: a sink name no other test run uses.
     static func uniqueName(_ prefix: String) -> String {
         prefix + "_" + UUID().uuidString.prefix(6).lowercased()
