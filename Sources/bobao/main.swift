@@ -1,3 +1,4 @@
+import BobaoCore
 import BobaoPlatform
 import BobaoSpeech
 import Glibc
@@ -34,6 +35,7 @@ do {
     case "phonemes": try PhonemesCommand.run(arguments)
     case "normalize": try NormalizeCommand.run(arguments)
     case "help", "--help", "-h": print(usage)
+    case "--version", "version": print("bobao \(BobaoVersion.current)")
     default: throw CommandError.usage("unknown command '\(command)'\n\(usage)")
     }
     exit(0)
