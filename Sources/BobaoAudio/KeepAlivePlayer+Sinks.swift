@@ -119,7 +119,7 @@ extension KeepAlivePlayer {
         lastError = missingSinkDescription
         let waiting = configuration.sinkName == nil ? "a sink appears" : "it appears"
         if let line = sinkOutage.occurred("\(missingSinkDescription): lines are still accepted, and announcements wait until \(waiting)") {
-            log(line)
+            log(LogPriority.warning + line)
         }
         armSinkTimer(milliseconds: Self.sinkRecheckMilliseconds)
         signal()
@@ -146,7 +146,7 @@ extension KeepAlivePlayer {
         streamClosedWhileIdle = false
         let delay = reconnectDelay
         lastError = failure
-        if let line = outage.occurred("\(failure); retrying in \(delay) ms") { log(line) }
+        if let line = outage.occurred("\(failure); retrying in \(delay) ms") { log(LogPriority.warning + line) }
         reconnectDelay = min(delay * 2, configuration.reconnectMaximumMilliseconds)
         armSinkTimer(milliseconds: delay)
     }

@@ -186,7 +186,7 @@ extension KeepAlivePlayer {
         lastError = reason
         // Logged as it happens at first (the backoff growing), then only in summaries: a sound server or
         // sink that stays away must not write a line every 2 s for days.
-        if let line = outage.occurred("\(reason); retrying in \(delay) ms") { log(line) }
+        if let line = outage.occurred("\(reason); retrying in \(delay) ms") { log(LogPriority.warning + line) }
         reconnectDelay = min(delay * 2, configuration.reconnectMaximumMilliseconds)
         var when = timeval()
         pa_timeval_add(pa_gettimeofday(&when), pa_usec_t(delay) * 1000)

@@ -1,4 +1,5 @@
-/// `HOST:PORT` as given to `--listen` or `--to`: an IPv4 address, `[IPv6]`, or `localhost`.
+/// `HOST:PORT` as given to `--listen` or `--to`: an IPv4 address, `[IPv6]`, or a host name (looked up when
+/// the socket is made).
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
@@ -16,14 +17,20 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
         public var description: String {
             switch self {
-            case .format(let text): "'\(text)' is not HOST:PORT (for example 127.0.0.1:7777 or [::1]:7777)"
+            case .format(let text): "'\(text)' is not HOST:PORT, [IPv6]:PORT or PORT (for example 127.0.0.1:7777, counter.local:7777, [::1]:7777 or 7777)"
             case .port(let text): "'\(text)' is not a port number (0-65535)"
             }
         }
     }
 
-    /// Parses `HOST:PORT`, `[V6]:PORT`, `HOST` (default port) or `:PORT` (loopback).
+    /// Parses `HOST:PORT`, `[V6]:PORT`, `HOST` (default port), `PORT` or `:PORT` (loopback).
     public init(parsing text: String) throws(Invalid) {
+        if !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            guard let port = UInt16(text) else { throw .port(text) }
+            self.init(host: "127.0.0.1", port: port)
+            return
+        }
+        guard !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == "/" }) else { throw .format(text) }
         var host = text
         var portText: String?
         if text.hasPrefix("[") {

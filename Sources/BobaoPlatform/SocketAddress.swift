@@ -2,15 +2,14 @@
 import Glibc
 #endif
 
-/// A socket address for numeric IPv4 and IPv6 hosts and `localhost`.
+/// An IPv4 or IPv6 socket address: numeric, or looked up by name.
 public struct SocketAddress: Sendable {
     var storage = sockaddr_storage()
     public private(set) var length: socklen_t = 0
     public var family: Int32 { Int32(storage.ss_family) }
 
-    /// Resolves numeric addresses and `localhost` only: a counter box should not depend on DNS.
-    public init(host: String, port: UInt16) throws(SystemError) {
-        let host = host == "localhost" ? "127.0.0.1" : host
+    /// A numeric IPv4 or IPv6 address (no name lookup).
+    public init(numericHost host: String, port: UInt16) throws(SystemError) {
         var v4 = sockaddr_in()
         var v6 = sockaddr_in6()
         if inet_pton(AF_INET, host, &v4.sin_addr) == 1 {
@@ -24,8 +23,48 @@ public struct SocketAddress: Sendable {
             withUnsafeMutableBytes(of: &storage) { target in withUnsafeBytes(of: v6) { target.copyMemory(from: $0) } }
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
         } else {
-            throw SystemError(call: "address '\(host)' is not a numeric IPv4/IPv6 address or localhost", errno: EINVAL)
+            throw SystemError(call: "address '\(host)' is not a numeric IPv4/IPv6 address", errno: EINVAL)
         }
+    }
+
+    /// Every address `host` stands for: a numeric address as it is (no lookup), `localhost` as 127.0.0.1,
+    /// any other name through `getaddrinfo` (/etc/hosts, DNS, mDNS as nsswitch.conf says), in its order.
+    public static func resolve(host: String, port: UInt16) throws(ResolutionError) -> [SocketAddress] {
+        if host == "localhost" { return [try! SocketAddress(numericHost: "127.0.0.1", port: port)] }
+        if let numeric = try? SocketAddress(numericHost: host, port: port) { return [numeric] }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_ADDRCONFIG
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let list else {
+            let reason = status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status))
+            throw ResolutionError(host: host, reason: reason)
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [SocketAddress] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = list
+        while let current = entry {
+            if let address = current.pointee.ai_addr, current.pointee.ai_addrlen <= MemoryLayout<sockaddr_storage>.size {
+                var storage = sockaddr_storage()
+                withUnsafeMutableBytes(of: &storage) { target in
+                    target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(current.pointee.ai_addrlen)))
+                }
+                let resolved = SocketAddress(storage: storage, length: current.pointee.ai_addrlen)
+                if !addresses.contains(where: { $0.description == resolved.description }) { addresses.append(resolved) }
+            }
+            entry = current.pointee.ai_next
+        }
+        guard !addresses.isEmpty else { throw ResolutionError(host: host, reason: "no IPv4 or IPv6 address") }
+        return addresses
+    }
+
+    /// A host name that did not resolve.
+    public struct ResolutionError: Error, CustomStringConvertible {
+        public let host: String
+        public let reason: String
+        public var description: String { "cannot resolve '\(host)': \(reason)" }
     }
 
     public init(storage: sockaddr_storage, length: socklen_t) {

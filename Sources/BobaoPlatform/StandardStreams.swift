@@ -7,19 +7,27 @@ import Glibc
 public enum StandardStreams {
     public static func writeError(_ text: String) { writeAll(2, text) }
     public static func writeOutput(_ text: String) { writeAll(1, text) }
+    static func writeAll(_ fd: Int32, _ text: String) { writeAll(fd, Array(text.utf8)) }
 
-    static func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
+    /// Writes all of `bytes` to standard output; false (errno says why) when it could not.
+    @discardableResult
+    public static func writeOutput(bytes: [UInt8]) -> Bool { writeAll(1, bytes) }
+
+    /// Whether standard input is a terminal (text would have to be typed).
+    public static var inputIsTerminal: Bool { isatty(0) == 1 }
+
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
-                return  // nowhere left to report to
+                return false  // nowhere left to report to
             }
             offset += written
         }
-        bytes.removeAll()
+        return true
     }
 
     /// All of standard input.

@@ -26,14 +26,31 @@ public enum WallClock {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
+    /// `2026-11-30T03:22:09.123+08:00`: local time with its offset from UTC (`Z` when it is UTC).
+    public static func localISO8601(milliseconds: Int64 = nowMilliseconds()) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        let offsetMinutes = Int(parts.tm_gmtoff) / 60
+        let sign = offsetMinutes < 0 ? "-" : "+"
+        let offset = offsetMinutes == 0
+            ? "Z" : "\(sign)\(two(Int32(abs(offsetMinutes) / 60))):\(two(Int32(abs(offsetMinutes) % 60)))"
+        return stamp(parts, milliseconds: milliseconds) + offset
+    }
+
+    private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    private static func stamp(_ parts: tm, milliseconds: Int64) -> String {
+        let fraction = String(milliseconds % 1000 + 1000).dropFirst()
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)"
+    }
+
     /// `2026-11-29T19:22:09.123Z`.
     public static func iso8601(milliseconds: Int64 = nowMilliseconds()) -> String {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let fraction = String(milliseconds % 1000 + 1000).dropFirst()
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
+        return stamp(parts, milliseconds: milliseconds) + "Z"
     }
 }

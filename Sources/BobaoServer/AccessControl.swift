@@ -81,9 +81,11 @@ public struct AccessPolicy: Sendable {
         }
     }
 
-    /// Listening beyond loopback needs a token or an allow list.
-    public func check(listeningOn listen: ListenAddress) throws(Unsafe) {
-        guard !AddressRange.isLoopback(listen.host), token == nil, allowed.isEmpty else { return }
+    /// Listening beyond loopback needs a token or an allow list. A host name counts as loopback only when
+    /// every address it resolves to (`hosts`, numeric) is loopback.
+    public func check(listeningOn listen: ListenAddress, hosts: [String]? = nil) throws(Unsafe) {
+        let everyLoopback = (hosts ?? [listen.host]).allSatisfy(AddressRange.isLoopback)
+        guard !everyLoopback, token == nil, allowed.isEmpty else { return }
         throw Unsafe(listen: listen)
     }
 

@@ -361,7 +361,7 @@ public final class AnnouncementBoard: Sendable {
             return state.inFlight.count
         }
         if let writer, !writer.flush(timeout: closeTimeout) {
-            log("the spool writer did not store \(pending) pending announcement(s) within \(Int(closeTimeout)) s; "
+            log(LogPriority.error + "the spool writer did not store \(pending) pending announcement(s) within \(Int(closeTimeout)) s; "
                 + "not waiting longer (those it stores before the process exits are still answered)")
         }
         wakeSpeaker.signal()
@@ -391,7 +391,7 @@ public final class AnnouncementBoard: Sendable {
     /// removals before the process exits.
     public func sync() {
         if let writer, !writer.flush(timeout: closeTimeout) {
-            log("the spool writer did not finish within \(Int(closeTimeout)) s; stopping without waiting for it")
+            log(LogPriority.error + "the spool writer did not finish within \(Int(closeTimeout)) s; stopping without waiting for it")
         }
     }
 

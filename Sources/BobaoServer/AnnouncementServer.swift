@@ -16,10 +16,12 @@ public final class AnnouncementServer: Sendable {
     private let log: EventLog
 
     /// Binds the listening socket (so a bad address fails here, before anything else starts).
-    /// - Throws: `AccessPolicy.Unsafe` for a non-loopback address without `--token` or `--allow`, or the
-    ///   socket error.
+    /// - Throws: `SocketAddress.ResolutionError` for a host name that does not resolve, `AccessPolicy.Unsafe`
+    ///   for a non-loopback address without `--token` or `--allow`, or the socket error.
     public init(configuration: ServerConfiguration, synthesizer: any Synthesizer, log: EventLog) throws {
-        try configuration.access.check(listeningOn: configuration.listen)
+        let listen = configuration.listen
+        let hosts = try SocketAddress.resolve(host: listen.host, port: listen.port).map(\.host)
+        try configuration.access.check(listeningOn: listen, hosts: hosts)
         self.configuration = configuration
         self.log = log
         let spool = try configuration.spoolPath.map { path throws(AnnouncementSpool.Failure) in
@@ -53,7 +55,7 @@ public final class AnnouncementServer: Sendable {
     private static func makeListener(
         configuration: ServerConfiguration, board: AnnouncementBoard, output: any AudioOutput, volume: StreamVolume,
         log: EventLog
-    ) throws(SystemError) -> LineListener {
+    ) throws -> LineListener {
         var limits = LineListener.Limits()
         limits.maximumConnections = configuration.maximumConnections
         var session = LineSession.Configuration()

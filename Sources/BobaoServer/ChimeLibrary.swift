@@ -34,12 +34,12 @@ public struct ChimeLibrary: Sendable {
                         chimes[name] = samples
                         loaded.append(name)
                     case .failure(let reason):
-                        log("chime file \(path) skipped: \(reason.text)")
+                        log(LogPriority.warning + "chime file \(path) skipped: \(reason.text)")
                     }
                 }
                 if !loaded.isEmpty { log("chimes from \(directory): \(loaded.joined(separator: ", "))") }
             } else {
-                log("chimes folder \(directory) cannot be read (\(String(cString: strerror(errno)))); only the built-in '\(ChimeTone.builtInName)'")
+                log(LogPriority.warning + "chimes folder \(directory) cannot be read (\(String(cString: strerror(errno)))); only the built-in '\(ChimeTone.builtInName)'")
             }
         }
         self.chimes = chimes

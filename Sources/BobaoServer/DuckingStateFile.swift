@@ -44,7 +44,7 @@ public final class DuckingStateFile: DuckingStore {
         }
         guard let text = String(validating: bytes, as: UTF8.self), let (streams, damaged) = DuckingLedger.decode(text)
         else {
-            log("the ducking state \(path) is damaged; ignored (it is replaced at the next duck)")
+            log(LogPriority.warning + "the ducking state \(path) is damaged; ignored (it is replaced at the next duck)")
             return []
         }
         if damaged > 0 { log("ignored \(damaged) damaged line(s) of the ducking state \(path)") }
@@ -55,7 +55,7 @@ public final class DuckingStateFile: DuckingStore {
         let failure = streams.isEmpty ? remove() : write(DuckingLedger.encode(streams))
         failing.withLock { last in
             if let failure, failure != last {
-                log("cannot write the ducking state \(path): \(failure); ducking goes on, but volumes lowered when "
+                log(LogPriority.warning + "cannot write the ducking state \(path): \(failure); ducking goes on, but volumes lowered when "
                     + "bobao is killed are not restored at its next start")
             } else if failure == nil, last != nil {
                 log("the ducking state \(path) can be written again")

@@ -1,20 +1,55 @@
+import BobaoCore
 import BobaoPlatform
 import Glibc
 
-/// One line per event on standard error: `2026-11-29T19:22:09.123Z bobao: message`.
+/// One line per event on standard error: `2026-11-30T03:22:09.123+08:00 bobao: message` (local time with
+/// its offset), or, when standard error is the journal (`JOURNAL_STREAM` names it, as systemd sets it for a
+/// service), `<4>message`: the priority as sd-daemon(3) writes it and no time stamp, which journald adds.
+/// A message's priority is its `LogPriority` prefix; on a terminal a warning or error says so in words.
 ///
 /// Text from clients cannot break a line or spoof what a terminal shows: control characters (C0, DEL, C1),
 /// line and paragraph separators, and invisible format characters (bidi overrides, isolates and marks,
 /// zero-width characters) are written as `\u{202E}`-style escapes, in quoted text and in every message.
 public struct EventLog: Sendable {
     private let write: @Sendable (String) -> Void
+    private let toJournal: Bool
 
-    public init(write: @escaping @Sendable (String) -> Void = EventLog.standardError) {
+    /// - Parameter journal: whether lines go to journald; by default, whether standard error is the
+    ///   stream `JOURNAL_STREAM` names.
+    public init(write: @escaping @Sendable (String) -> Void = EventLog.standardError, journal: Bool? = nil) {
         self.write = write
+        toJournal = journal ?? Self.standardErrorIsJournal()
+        tzset()
     }
 
     public func callAsFunction(_ message: String) {
-        write("\(WallClock.iso8601()) bobao: \(Self.escaping(message, also: { _ in false }))\n")
+        let (priority, text) = Self.priority(of: message)
+        let escaped = Self.escaping(text, also: { _ in false })
+        if toJournal {
+            write("<\(priority)>\(escaped)\n")
+        } else {
+            let label = priority <= 3 ? "error: " : priority == 4 ? "warning: " : ""
+            write("\(WallClock.localISO8601()) bobao: \(label)\(escaped)\n")
+        }
+    }
+
+    /// The `<N>` a message starts with (0 to 7), and the rest; 6 (info) when it has none.
+    static func priority(of message: String) -> (Int, Substring) {
+        let bytes = message.utf8
+        guard bytes.count >= 3, bytes.first == UInt8(ascii: "<"),
+              let digit = bytes.dropFirst().first, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(digit),
+              bytes.dropFirst(2).first == UInt8(ascii: ">") else { return (6, message[...]) }
+        return (Int(digit - UInt8(ascii: "0")), message.dropFirst(3))
+    }
+
+    /// systemd sets `JOURNAL_STREAM=DEVICE:INODE` for a service whose standard error is the journal; a
+    /// child that inherits the variable but writes elsewhere (a terminal, a pipe) must not use the format.
+    public static func standardErrorIsJournal(environment value: String? = FileSystem.environment("JOURNAL_STREAM")) -> Bool {
+        guard let value, let colon = value.firstIndex(of: ":"),
+              let device = UInt64(value[..<colon]), let inode = UInt64(value[value.index(after: colon)...]) else { return false }
+        var info = stat()
+        guard fstat(2, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 
     public static let standardError: @Sendable (String) -> Void = { line in
@@ -39,9 +74,9 @@ public struct EventLog: Sendable {
         }
     }
 
-    private static func escaping(_ text: String, also extra: (Unicode.Scalar) -> Bool) -> String {
+    private static func escaping(_ text: some StringProtocol, also extra: (Unicode.Scalar) -> Bool) -> String {
         let scalars = text.unicodeScalars
-        guard scalars.contains(where: { isUnsafeInLog($0) || extra($0) }) else { return text }
+        guard scalars.contains(where: { isUnsafeInLog($0) || extra($0) }) else { return String(text) }
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count + 16)
         for scalar in scalars {

@@ -8,15 +8,27 @@ public final class LineClient: @unchecked Sendable {
     private let fd: Int32
     private var received: [UInt8] = []
 
+    /// Connects to the first address `address` resolves to that answers.
     public init(connectingTo address: ListenAddress) throws {
-        let socketAddress = try SocketAddress(host: address.host, port: address.port)
-        fd = try Posix.call("socket") { socket(socketAddress.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
-        do {
-            try Posix.call("connect") { socketAddress.withSockaddr { connect(fd, $0, $1) } }
-        } catch {
-            close(fd)
-            throw error
+        var lastError: (any Error)?
+        for socketAddress in try SocketAddress.resolve(host: address.host, port: address.port) {
+            let fd: Int32
+            do {
+                fd = try Posix.call("socket") { socket(socketAddress.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+            } catch {
+                lastError = error
+                continue
+            }
+            do {
+                try Posix.call("connect") { socketAddress.withSockaddr { connect(fd, $0, $1) } }
+                self.fd = fd
+                return
+            } catch {
+                close(fd)
+                lastError = error
+            }
         }
+        throw lastError!
     }
 
     deinit { close(fd) }

@@ -53,7 +53,7 @@ public final class LineListener: @unchecked Sendable {
         submit: @escaping Submit,
         perform: @escaping Perform = { _, _, reply in reply("ERR bad-field cmd commands are not served here\n") },
         log: @escaping (String) -> Void = { _ in }
-    ) throws(SystemError) {
+    ) throws {
         listenSocket = try ListeningSocket(address)
         boundAddress = listenSocket.boundAddress
         poll = try EventPoll()
@@ -134,7 +134,7 @@ public final class LineListener: @unchecked Sendable {
     /// An `epoll_wait` failure other than EINTR should not happen; never spin on it.
     private func loopFailed(_ error: SystemError) {
         loopFaults += 1
-        if loopFaults == 1 || loopFaults % 1000 == 0 { log("listener: \(error) (\(loopFaults) time(s)); retrying") }
+        if loopFaults == 1 || loopFaults % 1000 == 0 { log(LogPriority.error + "listener: \(error) (\(loopFaults) time(s)); retrying") }
         var pause = timespec(tv_sec: 0, tv_nsec: 100_000_000)
         nanosleep(&pause, nil)
     }

@@ -9,17 +9,32 @@ struct ListeningSocket: ~Copyable {
     /// `host:port` actually bound (port 0 picks a free port).
     let boundAddress: String
 
-    init(_ address: ListenAddress) throws(SystemError) {
-        let socketAddress = try SocketAddress(host: address.host, port: address.port)
+    /// Binds the first address `address` resolves to that can be bound (a host name may stand for several).
+    init(_ address: ListenAddress) throws {
+        var lastError: SystemError?
+        for socketAddress in try SocketAddress.resolve(host: address.host, port: address.port) {
+            do {
+                let socket = try Self.bound(to: socketAddress, named: address)
+                boundAddress = try SocketAddress.local(of: socket.rawValue).description
+                descriptor = socket
+                return
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError!
+    }
+
+    private static func bound(to socketAddress: SocketAddress, named address: ListenAddress) throws(SystemError) -> FileDescriptor {
         let socket = try FileDescriptor("socket") {
             Glibc.socket(socketAddress.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         var yes: Int32 = 1
         setsockopt(socket.rawValue, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        try Posix.call("bind \(address)") { socketAddress.withSockaddr { bind(socket.rawValue, $0, $1) } }
+        let shown = address.host == socketAddress.host ? "\(address)" : "\(address) (\(socketAddress))"
+        try Posix.call("bind \(shown)") { socketAddress.withSockaddr { bind(socket.rawValue, $0, $1) } }
         try Posix.call("listen") { listen(socket.rawValue, 1024) }
-        boundAddress = try SocketAddress.local(of: socket.rawValue).description
-        descriptor = socket
+        return socket
     }
 
     enum Accepted: ~Copyable {

@@ -112,7 +112,7 @@ public final class Speaker: Sendable {
                 return false
             }
             let reason = Self.unready(output.status)
-            log("failed #\(announcement.id) \(EventLog.quote(announcement.text)): \(reason) before its "
+            log(LogPriority.warning + "failed #\(announcement.id) \(EventLog.quote(announcement.text)): \(reason) before its "
                 + "\(Self.format(announcement.options.ttlSeconds ?? board.ttlSeconds)) s time to live ran out; not spoken")
             board.finish(announcement, .failed(reason: reason))
             return true
@@ -122,7 +122,7 @@ public final class Speaker: Sendable {
         if overdue > 0 {
             let limit = announcement.options.ttlSeconds.map { "its ttl of \(Self.format($0)) s" }
                 ?? "the \(Self.format(board.ttlSeconds)) s limit (--ttl)"
-            log("expired #\(announcement.id) \(EventLog.quote(announcement.text)): its turn came "
+            log(LogPriority.warning + "expired #\(announcement.id) \(EventLog.quote(announcement.text)): its turn came "
                 + "\(RepeatedFault.describe(seconds: overdue)) after \(limit); not spoken")
             board.finish(announcement, .expired)
             return true
@@ -155,7 +155,7 @@ public final class Speaker: Sendable {
             outcome = try say(spoken, parameters: parameters, repeats: options.repeatCount, chime: chimeSamples,
                               progress: progress, utterance: utterance)
         } catch {
-            log("could not speak #\(announcement.id): \(error)")
+            log(LogPriority.error + "could not speak #\(announcement.id): \(error)")
             if !progress.ended { output.endUtterance(utterance) }
             _ = output.waitUntilPlayed(utterance)
             board.finish(announcement, .failed(reason: error.description))
@@ -188,7 +188,7 @@ public final class Speaker: Sendable {
             if status.state == "corked" {
                 log("#\(announcement.id) was cut: \(status.reason ?? "the sound server corked the stream"); it will be said again from its start")
             } else {
-                log("#\(announcement.id) was cut by a sound-server failure; it will be said again from its start")
+                log(LogPriority.warning + "#\(announcement.id) was cut by a sound-server failure; it will be said again from its start")
                 board.noteError("a sound-server failure cut #\(announcement.id)")
             }
             return true

@@ -72,7 +72,7 @@ final class SpoolWriter: Sendable {
             if batch.isEmpty {
                 if dirty {
                     if wake.wait(timeout: .now() + idleCheckpointSeconds) == .timedOut {
-                        do { try spool.checkpoint() } catch { log("spool checkpoint failed: \(error.description)") }
+                        do { try spool.checkpoint() } catch { log(LogPriority.error + "spool checkpoint failed: \(error.description)") }
                         dirty = false
                     }
                 } else {
@@ -101,7 +101,7 @@ final class SpoolWriter: Sendable {
         var failure: AnnouncementSpool.Failure? = nil
         if !stores.isEmpty || !removals.isEmpty {
             do {
-                if let warning = try spool.commit(storing: stores, removing: removals, settling: settled) { log("SPOOL WARNING: \(warning)") }
+                if let warning = try spool.commit(storing: stores, removing: removals, settling: settled) { log(LogPriority.warning + "SPOOL WARNING: \(warning)") }
             } catch {
                 failure = error
             }

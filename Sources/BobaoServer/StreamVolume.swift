@@ -56,7 +56,7 @@ public final class StreamVolume: Sendable {
                 do throws(AnnouncementSpool.Failure) {
                     try spool.storeStreamVolume(percent)
                 } catch {
-                    log("stream volume not changed to \(percent) % for \(peer): \(error.description)")
+                    log(LogPriority.warning + "stream volume not changed to \(percent) % for \(peer): \(error.description)")
                     let refusal = LineProtocol.Refusal(
                         code: "spool-failed", reason: "the volume was not changed: \(error.description)")
                     return reply(LineProtocol.error(refusal))

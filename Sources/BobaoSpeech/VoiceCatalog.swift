@@ -7,9 +7,12 @@ import BobaoPlatform
 public struct VoiceCatalog: Sendable, Equatable {
     /// The project's voices folder, if one was found.
     public let directory: String?
+    /// Whether `directory` holds the voices built into the program (no voices folder was found).
+    public let builtIntoProgram: Bool
 
-    public init(directory: String?) {
+    public init(directory: String?, builtIntoProgram: Bool = false) {
         self.directory = directory
+        self.builtIntoProgram = builtIntoProgram
     }
 
     /// What a voice name means.
@@ -53,13 +56,18 @@ public struct VoiceCatalog: Sendable, Equatable {
     /// `$BOBAO_VOICES`; `voices/` next to the executable; `../share/bobao/voices` from the executable
     /// (an installed prefix); the source checkout the executable was built in (an ancestor folder holding
     /// `Package.swift` and `voices/`, as with `swift run` or `.build/debug/bobao`); then
-    /// `/usr/local/share/bobao/voices` and `/usr/share/bobao/voices`.
+    /// `/usr/local/share/bobao/voices` and `/usr/share/bobao/voices`. When none is there and `BOBAO_VOICES`
+    /// is not set, the voices built into the program (`zh`), written to a private temporary folder.
     public static func locate(
         environment: [String: String] = FileSystem.environment(),
         executablePath: String = Self.currentExecutablePath()
     ) -> VoiceCatalog {
-        VoiceCatalog(directory: candidateDirectories(environment: environment, executablePath: executablePath)
-            .first(where: FileSystem.isDirectory))
+        let found = candidateDirectories(environment: environment, executablePath: executablePath)
+            .first(where: FileSystem.isDirectory)
+        if found == nil, environment["BOBAO_VOICES"] ?? "" == "" {
+            return VoiceCatalog(directory: EmbeddedVoices.materialize(), builtIntoProgram: true)
+        }
+        return VoiceCatalog(directory: found)
     }
 
     /// Every place `locate` looks, in order.

@@ -13,8 +13,7 @@ enum CancelCommand {
         """
 
     static func run(_ arguments: [String]) throws {
-        let args = try Arguments(arguments, valued: CommandClient.valuedOptions, switches: ["all", "help"])
-        if args.flag("help") { print(usage); return }
+        let args = try Arguments(arguments, valued: CommandClient.valuedOptions, switches: ["all"])
         let line: String
         switch (args.positional.count, args.flag("all")) {
         case (0, true):
@@ -22,9 +21,9 @@ enum CancelCommand {
         case (1, false) where !args.positional[0].isEmpty:
             line = "{\"cmd\":\"cancel\",\"id\":\(JSONText.quote(args.positional[0]))}"
         case (_, true):
-            throw CommandError.usage("give an ID or --all, not both\n\(usage)")
+            throw CommandError.usage("give an ID or --all, not both")
         default:
-            throw CommandError.usage("give one ID (a client key or a number) or --all\n\(usage)")
+            throw CommandError.usage("give one ID (a client key or a number) or --all")
         }
         try CommandClient.run(args, command: "cancel", line: line)
     }

@@ -8,6 +8,6 @@ enum ClearCommand {
         """
 
     static func run(_ arguments: [String]) throws {
-        try CommandClient.runBare(arguments, command: "clear", usage: usage)
+        try CommandClient.runBare(arguments, command: "clear")
     }
 }

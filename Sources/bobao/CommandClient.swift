@@ -103,10 +103,9 @@ final class CommandClient: @unchecked Sendable {
     /// `cancel`, `skip`, `clear`, `volume`: sends `line`, prints the reply, and fails (exit 1) unless it is `OK`.
     /// A command with no argument but `--to` and `--token` (`bobao skip`, `bobao clear`): sends
     /// `{"cmd":"COMMAND"}` and prints the reply.
-    static func runBare(_ arguments: [String], command: String, usage: String) throws {
-        let args = try Arguments(arguments, valued: valuedOptions, switches: ["help"])
-        if args.flag("help") { print(usage); return }
-        guard args.positional.isEmpty else { throw CommandError.usage("unexpected argument '\(args.positional[0])'\n\(usage)") }
+    static func runBare(_ arguments: [String], command: String) throws {
+        let args = try Arguments(arguments, valued: valuedOptions)
+        guard args.positional.isEmpty else { throw CommandError.usage("unexpected argument '\(args.positional[0])'") }
         try run(args, command: command, line: "{\"cmd\":\(JSONText.quote(command))}")
     }
 

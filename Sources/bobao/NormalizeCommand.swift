@@ -6,8 +6,7 @@ enum NormalizeCommand {
     static let usage = "usage: bobao normalize [TEXT…|-] [--explain] [--stats]   (no TEXT: stdin, line by line)"
 
     static func run(_ arguments: [String]) throws {
-        let args = try Arguments(arguments, valued: [], switches: ["explain", "stats", "help"])
-        if args.flag("help") { print(usage); return }
+        let args = try Arguments(arguments, valued: [], switches: ["explain", "stats"])
         let normalizer = TextNormalizer.standard
         var lines = 0, bytes = 0
         var seconds = 0.0

@@ -1,29 +1,36 @@
 import BobaoCore
 import BobaoPlatform
 import BobaoSpeech
+import Glibc
 import Synchronization
 
-/// `bobao render TEXT -o FILE.wav`: synthesizes to a WAV file instead of the sound server.
+/// `bobao render TEXT… -o FILE.wav`: synthesizes to a WAV file (or standard output) instead of the sound server.
 enum RenderCommand {
-    static let usage = "bobao render TEXT|- -o FILE.wav [--voice NAME] [--rate WPM] [--pitch 0-99] [--volume 0-200]"
+    static let usage = """
+        usage: bobao render [OPTIONS] -o FILE.wav TEXT…   (TEXT -, or none: standard input)
+          -o, --output FILE     the WAV file to write (16-bit mono); - writes it to standard output
+          --voice NAME          a voice (default zh, Bobao's Mandarin voice; see bobao voices)
+          --rate WPM            80 to 450 words a minute (default 175)
+          --pitch N             0 to 99 (default 50)
+          --volume N            0 to 200 (default 100)
+        The text is normalized first, as the server does (numbers, money, dates and times in words);
+        its words are joined with spaces, as bobao say joins them.
+        Exit status: 0 when the file was written, 1 when it could not be, 2 for bad usage.
+        """
 
     static func run(_ arguments: [String]) throws {
         let args = try Arguments(arguments, valued: Arguments.speechOptions.union(["o", "output"]))
-        guard args.positional.count == 1 else {
-            throw CommandError.usage("render takes one TEXT (or - for stdin); usage: \(usage)")
-        }
-        guard let output = args.string("o") ?? args.string("output") else {
-            throw CommandError.usage("render needs -o FILE.wav; usage: \(usage)")
+        guard let output = args.string("o") ?? args.string("output"), !output.isEmpty else {
+            throw CommandError.usage("render needs -o FILE.wav (or -o - for standard output)")
         }
         let parameters = try args.speechParameters()
-        var text = args.positional[0]
-        if text == "-" {
-            text = String(decoding: StandardStreams.readInput(), as: UTF8.self)
-        }
-        guard !text.allSatisfy(\.isWhitespace) else { throw CommandError(description: "empty text: nothing to render") }
+        let text = try TextArguments.text(args.positional, what: "render")
+        let toStandardOutput = output == "-"
         // Fail on an unwritable path before spending time on synthesis.
-        do { try FileSystem.write([], to: output) } catch {
-            throw CommandError(description: "cannot write \(error)")
+        if !toStandardOutput {
+            do { try FileSystem.write([], to: output) } catch {
+                throw CommandError(description: "cannot write \(error)")
+            }
         }
         let synthesizer = try EspeakSynthesizer.shared()
         let collected = Mutex<[Int16]>([])
@@ -33,11 +40,17 @@ enum RenderCommand {
                 if case .audio(let samples) = event { collected.withLock { $0.append(contentsOf: samples) } }
             }
         } catch {
-            FileSystem.remove(output)
+            if !toStandardOutput { FileSystem.remove(output) }
             throw CommandError(description: error.description)
         }
-        let wav = WAVFile(sampleRate: synthesizer.sampleRate, samples: collected.withLock { $0 })
-        do { try FileSystem.write(wav.encoded(), to: output) } catch {
+        let wav = WAVFile(sampleRate: synthesizer.sampleRate, samples: collected.withLock { $0 }).encoded()
+        if toStandardOutput {
+            guard StandardStreams.writeOutput(bytes: wav) else {
+                throw CommandError(description: "cannot write the WAV to standard output: \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        do { try FileSystem.write(wav, to: output) } catch {
             throw CommandError(description: "cannot write \(error)")
         }
     }

@@ -40,8 +40,7 @@ enum SayCommand {
 
     static func run(_ arguments: [String]) throws {
         let args = try Arguments(
-            arguments, valued: CommandClient.valuedOptions.union(valuedOptions), switches: switches.union(["help"]))
-        if args.flag("help") { print(usage); return }
+            arguments, valued: CommandClient.valuedOptions.union(valuedOptions), switches: switches)
         let (options, wait) = try announcementOptions(args)
         let json = args.flag("json")
         if let name = args.string("encoding"), TextEncoding(name: name) == nil {

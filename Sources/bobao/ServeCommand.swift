@@ -64,9 +64,8 @@ enum ServeCommand {
                 "spool", "ttl", "shutdown-timeout", "max-speech", "chime", "encoding", "keepalive", "keepalive-level",
                 "duck",
             ]),
-            switches: ["help", "no-spool", "rate-limit-loopback"])
-        if args.flag("help") { print(usage); return }
-        guard args.positional.isEmpty else { throw CommandError.usage("serve takes no TEXT\n\(usage)") }
+            switches: ["no-spool", "rate-limit-loopback"])
+        guard args.positional.isEmpty else { throw CommandError.usage("serve takes no TEXT") }
         var configuration = ServerConfiguration()
         configuration.speech = try args.speechParameters()
         if let listen = args.string("listen") {
@@ -158,7 +157,7 @@ enum ServeCommand {
         let limit = Posix.raiseDescriptorLimit()
         log(limit != before ? "raised the open-file limit from \(before) to \(limit)" : "open-file limit \(limit)")
         if limit < configuration.maximumConnections + 64 {
-            log("the open-file limit (\(limit)) is below --max-connections (\(configuration.maximumConnections)) plus "
+            log(LogPriority.warning + "the open-file limit (\(limit)) is below --max-connections (\(configuration.maximumConnections)) plus "
                 + "what Bobao needs for itself; clients beyond it wait until descriptors free up")
         }
         let server: AnnouncementServer

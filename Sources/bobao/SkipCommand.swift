@@ -8,6 +8,6 @@ enum SkipCommand {
         """
 
     static func run(_ arguments: [String]) throws {
-        try CommandClient.runBare(arguments, command: "skip", usage: usage)
+        try CommandClient.runBare(arguments, command: "skip")
     }
 }

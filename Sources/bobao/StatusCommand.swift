@@ -12,9 +12,8 @@ enum StatusCommand {
         """
 
     static func run(_ arguments: [String]) throws {
-        let args = try Arguments(arguments, valued: CommandClient.valuedOptions, switches: ["json", "help"])
-        if args.flag("help") { print(usage); return }
-        guard args.positional.isEmpty else { throw CommandError.usage("unexpected argument '\(args.positional[0])'\n\(usage)") }
+        let args = try Arguments(arguments, valued: CommandClient.valuedOptions, switches: ["json"])
+        guard args.positional.isEmpty else { throw CommandError.usage("unexpected argument '\(args.positional[0])'") }
         let reply = try CommandClient.exchange(args, command: "status", line: "{\"cmd\":\"status\"}")
         guard reply.hasPrefix("{") else {
             StandardStreams.writeOutput(reply + "\n")

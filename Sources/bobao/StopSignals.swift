@@ -1,3 +1,4 @@
+import BobaoCore
 import BobaoPlatform
 import BobaoServer
 import Glibc
@@ -42,7 +43,7 @@ enum StopSignals {
         startThread(name: "bobao.signals") {
             let again = wait()
             let kept = spooled ? "what was not spoken stays in the spool" : "what was not spoken is lost (--no-spool)"
-            log("received \(name(again)) again: stopping at once; \(kept)")
+            log(LogPriority.warning + "received \(name(again)) again: stopping at once; \(kept)")
             _exit(1)
         }
     }

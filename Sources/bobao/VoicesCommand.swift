@@ -2,11 +2,22 @@ import BobaoSpeech
 
 /// `bobao voices`: Bobao's own voice files first, then eSpeak NG's built-in voices, each marked.
 enum VoicesCommand {
+    static let usage = """
+        usage: bobao voices
+        Lists Bobao's own voices (the files of its voices folder: BOBAO_VOICES, voices/ next to the program,
+        PREFIX/share/bobao/voices, the source checkout, /usr/local/share/bobao/voices or
+        /usr/share/bobao/voices, whichever is found first; without one, zh built into the program), then
+        eSpeak NG's built-in voices. A voice of Bobao's folder wins over a built-in one of the same name.
+        """
+
     static func run(_ arguments: [String]) throws {
-        _ = try Arguments(arguments, valued: [])
+        let args = try Arguments(arguments, valued: [])
+        guard args.positional.isEmpty else { throw CommandError.usage("voices takes no arguments") }
         let synthesizer = try EspeakSynthesizer.shared()
         let catalog = synthesizer.voices
-        print("# project voices (\(catalog.directory ?? "no voices folder found")); these win over built-in names")
+        let folder = catalog.builtIntoProgram
+            ? "no voices folder found: the voices built into bobao" : catalog.directory ?? "no voices folder found"
+        print("# project voices (\(folder)); these win over built-in names")
         for name in catalog.projectVoiceNames() {
             print("project   \(name)")
         }

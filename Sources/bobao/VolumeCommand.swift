@@ -15,8 +15,7 @@ enum VolumeCommand {
         """
 
     static func run(_ arguments: [String]) throws {
-        let args = try Arguments(arguments, valued: CommandClient.valuedOptions, switches: ["help"])
-        if args.flag("help") { print(usage); return }
+        let args = try Arguments(arguments, valued: CommandClient.valuedOptions)
         let line: String
         switch args.positional.count {
         case 0:
@@ -24,7 +23,7 @@ enum VolumeCommand {
         case 1:
             try line = "{\"cmd\":\"volume\",\"value\":\(percent(args.positional[0]))}"
         default:
-            throw CommandError.usage("give one PERCENT at most\n\(usage)")
+            throw CommandError.usage("give one PERCENT at most")
         }
         try CommandClient.run(args, command: "volume", line: line)
     }

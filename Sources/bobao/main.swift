@@ -1,48 +1,44 @@
 import BobaoCore
 import BobaoPlatform
-import BobaoSpeech
 import Glibc
 
-let usage = """
-    usage: bobao COMMAND [OPTIONS]
-      serve      run the announcement server (TCP lines in, speech out)
-      say        send announcements to a running server (--wait: and report how each ended)
-      status     show a running server's state: sound, queue, what is speaking, counters
-      cancel     take an announcement out of the queue, or stop it speaking (ID, or --all)
-      skip       stop the announcement speaking now
-      clear      cancel every waiting announcement
-      volume     set Bobao's own stream volume at once, kept across restarts (or print it)
-      render     synthesize TEXT to a WAV file
-      normalize  print TEXT as it will be said (numbers, money, dates, times … in words)
-      voices     list Bobao's voices and eSpeak NG's built-in ones
-      phonemes   print the phonemes eSpeak would speak for TEXT
-    Run `bobao COMMAND --help` for a command's options.
-    """
-
 var arguments = Array(CommandLine.arguments.dropFirst())
-let command = arguments.isEmpty ? "help" : arguments.removeFirst()
-do {
-    switch command {
-    case "serve": try ServeCommand.run(arguments)
-    case "say": try SayCommand.run(arguments)
-    case "status": try StatusCommand.run(arguments)
-    case "cancel": try CancelCommand.run(arguments)
-    case "skip": try SkipCommand.run(arguments)
-    case "clear": try ClearCommand.run(arguments)
-    case "volume": try VolumeCommand.run(arguments)
-    case "render": try RenderCommand.run(arguments)
-    case "voices": try VoicesCommand.run(arguments)
-    case "phonemes": try PhonemesCommand.run(arguments)
-    case "normalize": try NormalizeCommand.run(arguments)
-    case "help", "--help", "-h": print(usage)
-    case "--version", "version": print("bobao \(BobaoVersion.current)")
-    default: throw CommandError.usage("unknown command '\(command)'\n\(usage)")
+let name = arguments.isEmpty ? "help" : arguments.removeFirst()
+
+/// Usage errors are one line and a pointer to the help; failures one line.
+func fail(_ error: any Error, command: String?) -> Never {
+    let prefix = command.map { "bobao \($0): " } ?? "bobao: "
+    if let error = error as? CommandError {
+        let hint = command.map { "Run 'bobao \($0) --help' for its options." } ?? "Run 'bobao help' for the commands."
+        StandardStreams.writeError(prefix + error.description + (error.isUsage ? "\n" + hint : "") + "\n")
+        exit(error.isUsage ? 2 : 1)
     }
-    exit(0)
-} catch let error as CommandError {
-    StandardStreams.writeError("bobao \(command): \(error.description)\n")
-    exit(error.isUsage ? 2 : 1)
-} catch {
-    StandardStreams.writeError("bobao \(command): \(error)\n")
+    StandardStreams.writeError(prefix + "\(error)\n")
     exit(1)
 }
+
+switch name {
+case "help", "--help", "-h":
+    guard let topic = arguments.first else {
+        print(CommandTable.usage)
+        exit(0)
+    }
+    guard arguments.count == 1, let entry = CommandTable.entry(named: topic) else {
+        fail(CommandError.usage("no command named '\(arguments.joined(separator: " "))'"), command: nil)
+    }
+    print(entry.usage)
+case "--version", "version", "-V":
+    print("bobao \(BobaoVersion.current)")
+default:
+    guard let entry = CommandTable.entry(named: name) else {
+        let known = CommandTable.entries.map(\.name).joined(separator: ", ")
+        let what = name.hasPrefix("-") ? "unknown option \(name)" : "unknown command '\(name)'"
+        fail(CommandError.usage("\(what) (commands: \(known))"), command: nil)
+    }
+    if CommandTable.asksForHelp(arguments) {
+        print(entry.usage)
+        exit(0)
+    }
+    do { try entry.run(arguments) } catch { fail(error, command: name) }
+}
+exit(0)

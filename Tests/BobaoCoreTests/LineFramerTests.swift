@@ -120,13 +120,16 @@ struct ListenAddressTests {
         ("[::1]", "::1", 7777),
         ("localhost", "localhost", 7777),
         (":9000", "127.0.0.1", 9000),
+        ("7790", "127.0.0.1", 7790),
+        ("counter.local:7777", "counter.local", 7777),
+        ("[fe80::1%eth0]:80", "fe80::1%eth0", 80),
     ] as [(String, String, Int)])
     func parses(text: String, host: String, port: Int) throws {
         let address = try ListenAddress(parsing: text)
         #expect(address.host == host && Int(address.port) == port)
     }
 
-    @Test(arguments: ["127.0.0.1:99999", "host:port", "::1:80", "[::1"])
+    @Test(arguments: ["127.0.0.1:99999", "host:port", "::1:80", "[::1", "70000", "", "a b:1", "[::1]x"])
     func rejects(text: String) {
         #expect(throws: ListenAddress.Invalid.self) { try ListenAddress(parsing: text) }
     }

@@ -31,7 +31,7 @@ extension SoundSuites {
             #expect(log.contains("speaking #1 " + shown))
             #expect(!log.unicodeScalars.contains { [0x202E, 0x85, 0x2028, 0x09].contains($0.value) })
             let lines = Self.lines(of: log)
-            #expect(lines.allSatisfy { $0.hasPrefix("20") && $0.contains("Z bobao: ") }, "one line per event: \(lines)")
+            #expect(lines.allSatisfy { $0.hasPrefix("20") && $0.contains(" bobao: ") }, "one line per event: \(lines)")
             // (A stop that comes between "spoke #1" and the speaker's next turn may add "finishing #1 before exit".)
             #expect(lines.filter { $0.contains("#1") && !$0.contains("finishing #1") }.count == 3, "accepted, speaking, spoke")
         }
