@@ -16,7 +16,7 @@ public struct EventLog: Sendable {
 
     /// - Parameter journal: whether lines go to journald; by default, whether standard error is the
     ///   stream `JOURNAL_STREAM` names.
-    public init(write: @escaping @Sendable (String) -> Void = EventLog.standardError, journal: Bool? = nil) {
+    public init(journal: Bool? = nil, write: @escaping @Sendable (String) -> Void = EventLog.standardError) {
         self.write = write
         toJournal = journal ?? Self.standardErrorIsJournal()
         tzset()

@@ -51,6 +51,12 @@ enum SayCommand {
         let sendsJSON = valuedOptions.contains { $0 != "encoding" && args.string($0) != nil }
             || switches.contains { args.flag($0) } || !plainIsUTF8
         let readsStandardInput = args.positional.isEmpty || args.positional == ["-"]
+        if !readsStandardInput && args.positional.joined().allSatisfy(\.isWhitespace) {
+            throw CommandError.usage("empty TEXT: nothing to say")
+        }
+        if args.positional.isEmpty && StandardStreams.inputIsTerminal {
+            StandardStreams.writeError("bobao say: reading announcements from the terminal, one a line; end with Ctrl-D\n")
+        }
         if options.clientID != nil && readsStandardInput {
             throw CommandError.usage("--id names one announcement: give its TEXT as arguments, not on standard input")
         }
@@ -81,6 +87,9 @@ enum SayCommand {
         }
         client.finishSending()
         let result = reader.wait()
+        if sent == 0 && sendError == nil && result.connectionRefusal == nil {
+            throw CommandError(description: "standard input held no text: nothing was said")
+        }
 
         if let refusal = result.connectionRefusal { throw client.turnedAway(refusal, nothingSpoken: true) }
         var problems: [String] = []

@@ -4,17 +4,17 @@ import BobaoPlatform
 /// reads standard input. Empty text is a usage error.
 enum TextArguments {
     static func text(_ words: [String], what command: String) throws -> String {
-        let text: String
-        if words.isEmpty || words == ["-"] {
-            if words.isEmpty && StandardStreams.inputIsTerminal {
-                throw CommandError.usage("give TEXT, or pipe it in (\(command) - reads standard input)")
-            }
-            text = String(decoding: StandardStreams.readInput(), as: UTF8.self)
-        } else {
-            text = words.joined(separator: " ")
+        guard words.isEmpty || words == ["-"] else {
+            let text = words.joined(separator: " ")
+            guard !text.allSatisfy(\.isWhitespace) else { throw CommandError.usage("empty TEXT: nothing to \(command)") }
+            return text
         }
+        if words.isEmpty && StandardStreams.inputIsTerminal {
+            throw CommandError.usage("give TEXT, or pipe it in (\(command) - reads standard input)")
+        }
+        let text = String(decoding: StandardStreams.readInput(), as: UTF8.self)
         guard !text.allSatisfy(\.isWhitespace) else {
-            throw CommandError.usage("empty TEXT: nothing to \(command)")
+            throw CommandError(description: "standard input held no text: nothing to \(command)")
         }
         return text
     }

@@ -7,7 +7,7 @@ final class RecordedLog: @unchecked Sendable {
     private var lines: [String] = []
 
     var eventLog: EventLog {
-        EventLog { [self] line in
+        EventLog(journal: false) { [self] line in
             condition.withLock {
                 lines.append(line)
                 condition.broadcast()

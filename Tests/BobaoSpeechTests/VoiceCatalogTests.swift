@@ -1,4 +1,4 @@
-import BobaoSpeech
+@testable import BobaoSpeech
 import Foundation
 import Testing
 
@@ -55,5 +55,15 @@ struct VoiceCatalogTests {
         let text = try String(contentsOfFile: directory + "/zh", encoding: .utf8)
         #expect(text.contains("dictrules 1"))  // the comment naming the shipped voice's fault
         #expect(!text.split(separator: "\n").contains { $0.hasPrefix("dictrules") })
+    }
+
+    /// The voice built into the program (for a `bobao` copied on its own) is the repository's voices/zh.
+    @Test func theBuiltInVoiceIsTheRepositoryVoice() throws {
+        let catalog = VoiceCatalog.locate(environment: [:])
+        let directory = try #require(catalog.directory)
+        let text = try String(contentsOfFile: directory + "/zh", encoding: .utf8)
+        #expect(EmbeddedVoices.zh == text)
+        let written = try #require(EmbeddedVoices.materialize())
+        #expect(try String(contentsOfFile: written + "/zh", encoding: .utf8) == text)
     }
 }
