@@ -27,10 +27,13 @@ public struct SocketAddress: Sendable {
         }
     }
 
-    /// Every address `host` stands for: a numeric address as it is (no lookup), `localhost` as 127.0.0.1,
-    /// any other name through `getaddrinfo` (/etc/hosts, DNS, mDNS as nsswitch.conf says), in its order.
+    /// Every address `host` stands for: a numeric address as it is (no lookup), `localhost` as 127.0.0.1
+    /// then ::1 (a listener binds the first; a client tries both), any other name through `getaddrinfo`
+    /// (/etc/hosts, DNS, mDNS as nsswitch.conf says), in its order.
     public static func resolve(host: String, port: UInt16) throws(ResolutionError) -> [SocketAddress] {
-        if host == "localhost" { return [try! SocketAddress(numericHost: "127.0.0.1", port: port)] }
+        if host == "localhost" {
+            return [try! SocketAddress(numericHost: "127.0.0.1", port: port), try! SocketAddress(numericHost: "::1", port: port)]
+        }
         if let numeric = try? SocketAddress(numericHost: host, port: port) { return [numeric] }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC

@@ -9,7 +9,8 @@ struct ListeningSocket: ~Copyable {
     /// `host:port` actually bound (port 0 picks a free port).
     let boundAddress: String
 
-    /// Binds the first address `address` resolves to that can be bound (a host name may stand for several).
+    /// Binds the first address `address` resolves to (a host name may stand for several); the next only when
+    /// this machine has no such address or family, never when the port is taken or not allowed.
     init(_ address: ListenAddress) throws {
         var lastError: SystemError?
         for socketAddress in try SocketAddress.resolve(host: address.host, port: address.port) {
@@ -19,6 +20,7 @@ struct ListeningSocket: ~Copyable {
                 descriptor = socket
                 return
             } catch {
+                guard [EADDRNOTAVAIL, EAFNOSUPPORT].contains(error.errno) else { throw error }
                 lastError = error
             }
         }

@@ -119,4 +119,14 @@ struct HostNameTests {
         #expect(said.status == 0, "\(said.stderr)")
         #expect(said.stdoutText.hasSuffix("OK 1\n"), "\(said.stdoutText)")
     }
+
+    @Test func anIPv6AddressInBracketsWorksForListenAndTo() throws {
+        let server = try ServerProcess(arguments: ["--listen", "[::1]:0", "--no-spool"], pulseServer: "unix:/nonexistent")
+        defer { _ = server.stop() }
+        let said = try BobaoBinary.run(["say", "--to", "[::1]:\(server.port)", "你好"])
+        #expect(said.status == 0 && said.stdoutText == "OK 1\n", "\(said.stderr)")
+        // localhost is 127.0.0.1, then ::1: a client given localhost reaches a server on either.
+        let byName = try BobaoBinary.run(["say", "--to", "localhost:\(server.port)", "再见"])
+        #expect(byName.status == 0 && byName.stdoutText == "OK 2\n", "\(byName.stderr)")
+    }
 }
