@@ -8,6 +8,7 @@
 # scripts/run.sh: at run time it needs only Debian's libraries, which dpkg-shlibdeps turns into Depends.
 # The version is the one `bobao --version` prints. The package's own files (systemd units,
 # /etc/default/bobao, the man page, copyright, maintainer scripts) are in scripts/debian/.
+# shellcheck source-path=SCRIPTDIR/..
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"

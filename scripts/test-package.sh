@@ -16,6 +16,7 @@
 #   7. dpkg --purge leaves none of its files.
 # It refuses to run when a bobao package is installed already: it would replace it and purge it.
 # Needs root (or sudo) for dpkg.
+# shellcheck source-path=SCRIPTDIR/..
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -38,6 +39,7 @@ toolchain="$(cd "$(dirname "$(readlink -f "$(command -v swift)")")/../.." && pwd
 work="$(mktemp -d /tmp/bobao-test-package.XXXXXX)"
 installed=no
 serve_pid=""
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
     local status=$?
     if [ -n "$serve_pid" ]; then kill -KILL "$serve_pid" 2>/dev/null || true; fi

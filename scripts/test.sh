@@ -13,6 +13,7 @@
 #                                             leave the package test out
 #   BOBAO_TEST_SERVERS="pulseaudio pipewire"  the runs to make (default both)
 #   BOBAO_TEST_PACKAGE=0 / =1                 leave the package test out / make it even with arguments
+# shellcheck source-path=SCRIPTDIR/..
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
