@@ -13,11 +13,14 @@ packages=(
     libcjson-dev                     # cJSON, for the protocol's JSON lines
     espeak-ng                        # the CLI: reference for tests and benchmarks only
     libpulse-dev                     # the player (libpulse's native protocol)
+    libsystemd-dev                   # sd_notify: readiness and the watchdog under systemd
     pulseaudio pulseaudio-utils      # a sound server and pactl/parec for tests and headless boxes
     sox                              # soxi, for checking rendered files
     netcat-openbsd                   # nc, as users send text
     curl                             # the tests send HTTP to the line port, as a mistaken client would
     speech-dispatcher speech-dispatcher-espeak-ng  # the latency benchmark's peer
+    dpkg-dev lintian                 # scripts/package-deb.sh (dpkg-shlibdeps) and its test (lintian)
+    systemd                          # systemd-analyze verify, for the package's units
 )
 if [ "${1:-}" = --pipewire ]; then
     packages+=(

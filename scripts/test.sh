@@ -5,10 +5,15 @@
 #   2. the sound suites (SoundSuites in Tests/BobaoIntegrationTests: every test that plays through a
 #      sound server) again against PipeWire with pipewire-pulse, as Debian 13, Ubuntu and most desktops
 #      run it. BOBAO_SOUND_SERVER=pipewire tells the tests' own private servers to be PipeWire too.
-# Exits non-zero when either run fails.
+#   3. the package test, scripts/test-package.sh: builds the Debian package, lints it, verifies its
+#      systemd units, installs it, hears the installed bobao speak, and purges it.
+# Exits non-zero when any of them fails.
 #   scripts/test.sh [swift test arguments…]   arguments (such as --filter CutInTests) go to both runs,
-#                                             in place of the second run's --filter SoundSuites
+#                                             in place of the second run's --filter SoundSuites, and
+#                                             leave the package test out
 #   BOBAO_TEST_SERVERS="pulseaudio pipewire"  the runs to make (default both)
+#   BOBAO_TEST_PACKAGE=0 / =1                 leave the package test out / make it even with arguments
+# shellcheck source-path=SCRIPTDIR/..
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,5 +56,13 @@ for server in $servers; do
     summary+=("$server: $([ $result -eq 0 ] && echo passed || echo "FAILED ($result)") in $((SECONDS - started)) s")
     [ $result -eq 0 ] || status=$result
 done
+
+if [ "${BOBAO_TEST_PACKAGE:-$([ $# -eq 0 ] && echo 1 || echo 0)}" = 1 ]; then
+    started=$SECONDS
+    result=0
+    scripts/test-package.sh || result=$?
+    summary+=("package: $([ $result -eq 0 ] && echo passed || echo "FAILED ($result)") in $((SECONDS - started)) s")
+    [ $result -eq 0 ] || status=$result
+fi
 printf 'test: %s\n' "${summary[@]}" >&2
 exit $status
