@@ -33,6 +33,12 @@ let package = Package(
             pkgConfig: "libcjson",
             providers: [.apt(["libcjson-dev"])]
         ),
+        /// sd_notify and sd_watchdog_enabled, for `Type=notify` units and their watchdog.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
         .systemLibrary(name: "CLinux"),
 
@@ -50,7 +56,7 @@ let package = Package(
         /// The TCP listener and the announcement pipeline.
         .target(
             name: "BobaoServer",
-            dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "CLinux", "CSQLite"]),
+            dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "CLinux", "CSQLite", "CSystemd"]),
         .executableTarget(
             name: "bobao", dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "BobaoServer"]),
 

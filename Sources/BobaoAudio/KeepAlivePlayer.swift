@@ -21,12 +21,12 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     let mainloop: OpaquePointer
     var context: OpaquePointer?
     var stream: OpaquePointer?
-    var reconnectTimer: OpaquePointer?
+    var reconnectTimer: OpaquePointer? { didSet { observe(oldValue == nil, reconnectTimer == nil) } }
     var reconnectDelay: Int
     /// Bumped whenever the stream is lost; an utterance started under another generation was cut.
     var generation = 0
-    var streamReady = false
-    var stopping = false
+    var streamReady = false { didSet { observe(oldValue, streamReady) } }
+    var stopping = false { didSet { observe(oldValue, stopping) } }
     var mode = Mode.silence
     /// Whether the current utterance has not yet had a loud sample: quiet ones are dropped until it has.
     var trimming = false
@@ -63,11 +63,11 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     /// Set by `cut`: the next utterance starts at once, without the `--gap`.
     var skipNextGap = false
     /// The last connection or stream failure, as logged, for `status`.
-    var lastError: String?
+    var lastError: String? { didSet { observe(oldValue, lastError) } }
     /// The stream volume set by `setVolume(percent:)`; nil leaves it to the sound server.
     var volumePercent: Int?
     /// `--keepalive off`: the stream is closed because the player is idle (the sound server is there).
-    var streamClosedWhileIdle = false
+    var streamClosedWhileIdle = false { didSet { observe(oldValue, streamClosedWhileIdle) } }
     /// `--keepalive off`: closes the stream once the player has been idle a while.
     var idleCloseTimer: OpaquePointer?
     /// The stream asks for the shallow speech buffer; the timer that returns it to the deep idle one.
@@ -83,7 +83,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     /// The stream failure the listing under way answers: retried with backoff if the sink is there after all.
     var sinkFailure: String?
     /// The sink is missing (`--sink NAME` is not there, or the server has none): announcements wait for it.
-    var awaitingSink = false
+    var awaitingSink = false { didSet { observe(oldValue, awaitingSink) } }
     /// Lists the sinks again: after a stream failure's backoff, or slowly while one is missing (the fallback
     /// for a missed event).
     var sinkTimer: OpaquePointer?
@@ -91,7 +91,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var sinkOutage = RepeatedFault(
         "still no sink", noun: "check", logFirst: 1, clock: { Double(pa_rtclock_now()) / 1_000_000 })
     /// The stream has reached READY (whether or not it is held).
-    var streamOpen = false
+    var streamOpen = false { didSet { observe(oldValue, streamOpen) } }
     /// The server asked the stream to cork (module-role-cork); the stream opened muted (a cork request it
     /// missed; `mutedAtOpenChecked` is the sink input whose mute was looked at); its sink is suspended; the
     /// player has corked it.
@@ -101,9 +101,15 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var sinkSuspended = false
     var streamCorked = false
     /// Why the open stream is held (not ready, the queue waits), or nil.
-    var heldBy: HoldCause?
+    var heldBy: HoldCause? { didSet { observe(oldValue, heldBy) } }
     /// How many announcements wait (the one being spoken included), for the log line of a hold.
     var waitingCount: (@Sendable () -> Int)?
+    /// Told when what `status` reports may have changed (KeepAlivePlayer+Observing.swift): the properties
+    /// above that `status` reads call it from their `didSet`, with the main loop lock held.
+    var stateObserver: (@Sendable () -> Void)?
+    /// Runs every `configuration.heartbeatMilliseconds` on the main loop thread, while it runs.
+    let heartbeat: (@Sendable () -> Void)?
+    var heartbeatTimer: OpaquePointer?
 
     enum Mode {
         /// The write callback feeds silence.
@@ -114,9 +120,16 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         case ending
     }
 
-    public init(configuration: PlayerConfiguration = PlayerConfiguration(), log: @escaping @Sendable (String) -> Void) {
+    /// - Parameter heartbeat: runs on the main loop's own thread every `configuration.heartbeatMilliseconds`
+    ///   from `start` to `stop`, whether or not a sound server is there; a main loop that is stuck misses it
+    ///   (systemd's watchdog pings hang on it). It must be quick and must not call the player.
+    public init(
+        configuration: PlayerConfiguration = PlayerConfiguration(), log: @escaping @Sendable (String) -> Void,
+        heartbeat: (@Sendable () -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.log = log
+        self.heartbeat = heartbeat
         reconnectDelay = configuration.reconnectInitialMilliseconds
         heldQuiet = .allocate(capacity: max(1, configuration.sampleRate * configuration.heldQuietMilliseconds / 1000))
         keepAliveNoise = Self.makeNoise(configuration)
@@ -141,6 +154,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     public func start() {
         pa_threaded_mainloop_start(mainloop)
         lock()
+        startHeartbeat()
         connect()
         unlock()
     }
@@ -353,6 +367,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
         lock()
         guard !stopping else { return unlock() }
         stopping = true
+        stopHeartbeat()
         tearDownConnection()
         signal()
         unlock()

@@ -36,6 +36,9 @@ public struct PlayerConfiguration: Sendable, Equatable {
     /// Reconnection backoff: first delay and cap, in milliseconds.
     public var reconnectInitialMilliseconds = 100
     public var reconnectMaximumMilliseconds = 2000
+    /// How often the player's `heartbeat` runs on its main loop thread (systemd's watchdog ping: half of
+    /// `WatchdogSec=`); nil for never. A stalled main loop misses its heartbeats.
+    public var heartbeatMilliseconds: Int?
 
     public init() {}
 

@@ -60,6 +60,8 @@ public final class AnnouncementBoard: Sendable {
         var interrupter: (@Sendable (UInt64, Interruption) -> Void)?
         /// Duplicates of a submission still being stored: answered once it is (or is refused).
         var duplicatesInFlight: [UInt64: [@Sendable (Result<Acceptance, LineProtocol.Refusal>) -> Void]] = [:]
+        /// Told of changes to what waits or speaks (AnnouncementBoard+Observing.swift).
+        var observer: (@Sendable () -> Void)?
     }
 
     /// Where accepted announcements are kept until spoken; nil keeps them in memory only.
@@ -154,6 +156,7 @@ public final class AnnouncementBoard: Sendable {
                     state.counters["duplicate", default: 0] -= duplicates.count
                     return duplicates
                 }
+                self.changed()
                 let refusal = LineProtocol.Refusal(code: "spool-failed", reason: failure.description)
                 completion(.failure(refusal))
                 for duplicate in duplicates { duplicate(.failure(refusal)) }
@@ -163,7 +166,9 @@ public final class AnnouncementBoard: Sendable {
         switch admission {
         case .refused(let refusal): completion(.failure(refusal))
         case .duplicate(let number): completion(.success(Acceptance(number: number, duplicate: true)))
-        case .accepted(let announcement): if let announcement { enqueue(announcement, completion: completion) }
+        case .accepted(let announcement):
+            guard let announcement else { return changed() }  // being stored
+            enqueue(announcement, completion: completion)
         }
     }
 
@@ -199,6 +204,7 @@ public final class AnnouncementBoard: Sendable {
         }
         if let (number, interrupter) = cutIn { interrupter(number, .cutIn) }
         wakeSpeaker.signal()
+        changed()
     }
 
     /// Accepts a plain `text` or says why not, waiting until it is on disk (for callers that can block;
@@ -254,7 +260,10 @@ public final class AnnouncementBoard: Sendable {
                 }
                 return state.closed ? .some(nil) : nil
             }
-            if let next { return next }
+            if let next {
+                changed()
+                return next
+            }
             wakeSpeaker.wait()
         }
     }
@@ -288,6 +297,7 @@ public final class AnnouncementBoard: Sendable {
         }
         if interrupted { emit(.interrupted, for: announcement.id) }
         wakeSpeaker.signal()
+        changed()
         return true
     }
 
@@ -306,6 +316,7 @@ public final class AnnouncementBoard: Sendable {
             return state.watchers.removeValue(forKey: announcement.id) ?? []
         }
         for watcher in watchers { watcher(outcome) }
+        changed()
     }
 
     /// Spoken in full: `finish(announcement, .done)`.
@@ -397,6 +408,7 @@ public final class AnnouncementBoard: Sendable {
 
     /// Everything still waiting, in the order it would be spoken, and empties the board.
     public func drain() -> [Announcement] {
-        state.withLock { $0.queue.removeAll() }
+        defer { changed() }
+        return state.withLock { $0.queue.removeAll() }
     }
 }

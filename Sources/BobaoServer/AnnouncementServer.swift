@@ -14,16 +14,23 @@ public final class AnnouncementServer: Sendable {
     private let listener: LineListener
     private let volume: StreamVolume
     private let log: EventLog
+    private let notifier: ServiceNotifier?
 
     /// Binds the listening socket (so a bad address fails here, before anything else starts).
+    /// - Parameter notifier: systemd's notification socket, if the service has one (see `ServiceNotifier`):
+    ///   told when the server is ready, how it is doing and when it stops; its watchdog is pinged from the
+    ///   player's main loop.
     /// - Throws: `SocketAddress.ResolutionError` for a host name that does not resolve, `AccessPolicy.Unsafe`
     ///   for a non-loopback address without `--token` or `--allow`, or the socket error.
-    public init(configuration: ServerConfiguration, synthesizer: any Synthesizer, log: EventLog) throws {
+    public init(
+        configuration: ServerConfiguration, synthesizer: any Synthesizer, log: EventLog, notifier: ServiceNotifier? = nil
+    ) throws {
         let listen = configuration.listen
         let hosts = try SocketAddress.resolve(host: listen.host, port: listen.port).map(\.host)
         try configuration.access.check(listeningOn: listen, hosts: hosts)
         self.configuration = configuration
         self.log = log
+        self.notifier = notifier
         let spool = try configuration.spoolPath.map { path throws(AnnouncementSpool.Failure) in
             try AnnouncementSpool(path: path)
         }
@@ -35,7 +42,10 @@ public final class AnnouncementServer: Sendable {
         }
         var playerConfiguration = configuration.player
         playerConfiguration.sampleRate = synthesizer.sampleRate
-        player = KeepAlivePlayer(configuration: playerConfiguration) { log($0) }
+        playerConfiguration.heartbeatMilliseconds = notifier?.heartbeatMilliseconds
+        var heartbeat: (@Sendable () -> Void)?
+        if let notifier { heartbeat = { notifier.watchdog() } }
+        player = KeepAlivePlayer(configuration: playerConfiguration, log: { log($0) }, heartbeat: heartbeat)
         volume = StreamVolume(output: player, board: board, saved: savedVolume) { log($0) }
         player.setWaitingCount { [board] in  // for the log's "holding N announcement(s)"
             let now = board.snapshot
@@ -125,16 +135,29 @@ public final class AnnouncementServer: Sendable {
     /// `host:port` actually bound.
     public var boundAddress: String { listener.boundAddress }
 
+    /// Starts the pipeline, then tells systemd (if it listens) that the server is ready.
     public func start() {
+        if let notifier { observe(for: notifier) }
         ducker?.start()
         player.start()
         speaker.start()
         listener.start()
+        notifier?.ready { [player, board] in ServiceStatus.line(output: player.status, board: board.snapshot) }
+    }
+
+    /// The player and the board tell the notifier of changes; it reads their state on its own thread.
+    private func observe(for notifier: ServiceNotifier) {
+        if let milliseconds = notifier.heartbeatMilliseconds {
+            log("systemd watchdog: pinged every \(milliseconds) ms from the player's main loop")
+        }
+        player.setStateObserver { notifier.changed() }
+        board.setObserver { notifier.changed() }
     }
 
     /// Stops accepting, lets the announcement being spoken finish (for at most `timeout` seconds), and
     /// stops the player. Announcements still waiting are logged one by one, never dropped silently.
     public func shutdown(timeout: Double = 30) {
+        notifier?.stopping()
         // Close the board first: lines from now on are refused (`ERR shutting-down`), and every line already
         // handed to the spool is stored and answered. The listener goes on answering (clients hear why their
         // lines are refused) until everything else has stopped.

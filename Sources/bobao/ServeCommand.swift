@@ -51,7 +51,9 @@ enum ServeCommand {
         }
         let server: AnnouncementServer
         do {
-            server = try AnnouncementServer(configuration: configuration, synthesizer: synthesizer, log: log)
+            // Under systemd with Type=notify: READY=1, STATUS=, STOPPING=1 and the watchdog (ServiceNotifier).
+            server = try AnnouncementServer(
+                configuration: configuration, synthesizer: synthesizer, log: log, notifier: .fromEnvironment())
         } catch let error as AccessPolicy.Unsafe {
             throw CommandError.usage(error.description)
         } catch let error as AnnouncementSpool.Failure {
