@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package Bobao needs to build, run, test and benchmark. Idempotent.
-#   scripts/install-deps.sh [--pipewire]
+#   scripts/install-deps.sh [--pipewire | --run]
+# --run (scripts/run.sh) installs only what building and running need, and a PulseAudio only when
+# PipeWire's PulseAudio server is not installed (a desktop's sound server is left alone).
 # --pipewire adds PipeWire with its PulseAudio server, which scripts/test.sh and scripts/bench-latency.sh
 # run privately as a second sound server. Only they ask for it: on a desktop, installing pipewire-pulse
 # enables its user service for every login, where it competes with PulseAudio for the same socket.
@@ -22,7 +24,15 @@ packages=(
     dpkg-dev lintian                 # scripts/package-deb.sh (dpkg-shlibdeps) and its test (lintian)
     systemd                          # systemd-analyze verify, for the package's units
 )
-if [ "${1:-}" = --pipewire ]; then
+if [ "${1:-}" = --run ]; then
+    packages=(
+        pkg-config libespeak-ng-dev espeak-ng-data libsqlite3-dev libcjson-dev libpulse-dev libsystemd-dev
+        pulseaudio-utils  # pactl: which sound server answers, and its sinks
+    )
+    if ! dpkg-query -W -f='${Status}' pipewire-pulse 2>/dev/null | grep -q "install ok installed"; then
+        packages+=(pulseaudio)  # a sound server for a headless box
+    fi
+elif [ "${1:-}" = --pipewire ]; then
     packages+=(
         pipewire pipewire-pulse wireplumber  # the second sound server of the tests and the latency benchmark
         dbus                                 # wireplumber's session bus

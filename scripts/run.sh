@@ -19,11 +19,18 @@ if [ -z "$swift_major" ] || [ "$swift_major" -lt 6 ]; then
     exit 1
 fi
 
+install_deps_mode=--run
 source scripts/release-build.sh
 
 # Find the sound server this user would use; start one if there is none (a headless box after boot).
 started_sound_server=no
 if ! pactl info >/dev/null 2>&1; then
+    if ! command -v pulseaudio >/dev/null; then
+        echo "run: no sound server answers, and PulseAudio is not installed (PipeWire is): start the" \
+            "session's sound server (systemctl --user start pipewire pipewire-pulse), or set PULSE_SERVER," \
+            "then run this again" >&2
+        exit 1
+    fi
     echo "run: no PulseAudio server answering; starting one (stopped again when Bobao exits)" >&2
     pulseaudio --start --exit-idle-time=-1 --log-target=syslog
     started_sound_server=yes

@@ -69,10 +69,16 @@ public final class EspeakSynthesizer: Synthesizer {
             // espeak_SetVoiceByName falls back to some other voice for a name it does not know, so the
             // name is checked against eSpeak's own list first.
             let base = builtIn.split(separator: "+", maxSplits: 1).first.map(String.init) ?? builtIn
-            guard VoiceCatalog.isValidName(builtIn), builtInNames.contains(base) else { throw .unknownVoice(name) }
+            guard VoiceCatalog.isValidName(builtIn), builtInNames.contains(base) else {
+                if let problem = voices.problem { throw .voicesFolderMissing(voice: name, problem: problem) }
+                throw .unknownVoice(name)
+            }
             status = espeak_SetVoiceByName(builtIn)
         }
-        guard status == EE_OK else { throw .unknownVoice(name) }
+        guard status == EE_OK else {
+            if let problem = voices.problem { throw .voicesFolderMissing(voice: name, problem: problem) }
+            throw .unknownVoice(name)
+        }
         currentVoice = name
     }
 

@@ -18,6 +18,8 @@ public enum SynthesisOutcome: Sendable, Equatable {
 public enum SpeechError: Error, Equatable, CustomStringConvertible {
     case engineUnavailable(String)
     case unknownVoice(String)
+    /// A voice not found because the voices folder named (`BOBAO_VOICES`) is not there.
+    case voicesFolderMissing(voice: String, problem: String)
     case emptyText
     case invalidParameters(String)
     case synthesisFailed(code: Int32)
@@ -26,6 +28,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .engineUnavailable(let why): "eSpeak NG could not start: \(why)"
         case .unknownVoice(let name): "unknown voice '\(name)' (see `bobao voices`)"
+        case .voicesFolderMissing(let name, let problem):
+            "unknown voice '\(name)': \(problem) (unset it to use the voices installed with bobao, or built into it)"
         case .emptyText: "empty text: nothing to say"
         case .invalidParameters(let why): why
         case .synthesisFailed(let code): "eSpeak NG failed to synthesize (error \(code))"

@@ -9,10 +9,13 @@ public struct VoiceCatalog: Sendable, Equatable {
     public let directory: String?
     /// Whether `directory` holds the voices built into the program (no voices folder was found).
     public let builtIntoProgram: Bool
+    /// Why no folder was found where one was named: `BOBAO_VOICES=/x is not a folder`.
+    public let problem: String?
 
-    public init(directory: String?, builtIntoProgram: Bool = false) {
+    public init(directory: String?, builtIntoProgram: Bool = false, problem: String? = nil) {
         self.directory = directory
         self.builtIntoProgram = builtIntoProgram
+        self.problem = problem
     }
 
     /// What a voice name means.
@@ -64,10 +67,11 @@ public struct VoiceCatalog: Sendable, Equatable {
     ) -> VoiceCatalog {
         let found = candidateDirectories(environment: environment, executablePath: executablePath)
             .first(where: FileSystem.isDirectory)
-        if found == nil, environment["BOBAO_VOICES"] ?? "" == "" {
+        let explicit = environment["BOBAO_VOICES"] ?? ""
+        if found == nil, explicit.isEmpty {
             return VoiceCatalog(directory: EmbeddedVoices.materialize(), builtIntoProgram: true)
         }
-        return VoiceCatalog(directory: found)
+        return VoiceCatalog(directory: found, problem: found == nil ? "BOBAO_VOICES=\(explicit) is not a folder" : nil)
     }
 
     /// Every place `locate` looks, in order.

@@ -3,7 +3,14 @@ import BobaoPlatform
 
 /// `bobao normalize [TEXT…|-] [--explain] [--stats]`: prints each line as Bobao will say it.
 enum NormalizeCommand {
-    static let usage = "usage: bobao normalize [TEXT…|-] [--explain] [--stats]   (no TEXT: stdin, line by line)"
+    static let usage = """
+        usage: bobao normalize [--explain] [--stats] [TEXT…]   (TEXT -, or none: standard input, line by line)
+        Prints each line as Bobao will say it: numbers, money, dates, times, phone numbers and units in words,
+        as the server does before speaking (see bobao phonemes for how eSpeak then reads it).
+          --explain             after each line, the rules that decided each span of it
+          --stats               on standard error: lines and bytes read, and the time a line took
+        Exit status: 0 when done, 2 for bad usage.
+        """
 
     static func run(_ arguments: [String]) throws {
         let args = try Arguments(arguments, valued: [], switches: ["explain", "stats"])

@@ -26,17 +26,17 @@ enum ServeCommand {
             contradicting: ServeOptions.contradicting)
         var configuration = try configuration(from: args)
         let log = EventLog()
+        for (variable, meant) in ServeOptions.misspeltVariables(in: environment) {
+            log(LogPriority.warning + "\(variable) is set but no setting reads it; did you mean \(meant)? (ignored)")
+        }
         let synthesizer = try EspeakSynthesizer.shared()
         // An unknown voice is a start-up error, not a failure on the first announcement.
         do { _ = try synthesizer.phonemes(of: "好", voice: configuration.speech.voice) } catch {
-            throw CommandError.usage("\(args.label("voice")): \(error)")
+            throw CommandError.usage((args.source("voice").map { "\($0): " } ?? "") + "\(error)")
         }
         try configureMessages(&configuration, args: args, synthesizer: synthesizer, log: log)
         if args.flag("print-config") {
             return printConfiguration(configuration, args: args, voices: synthesizer.voices)
-        }
-        for (variable, meant) in ServeOptions.misspeltVariables(in: environment) {
-            log(LogPriority.warning + "\(variable) is set but no setting reads it; did you mean \(meant)? (ignored)")
         }
         if let spool = configuration.spoolPath { try createParentFolders(of: spool) }
         // Thousands of clients need descriptors: raise the soft limit to the hard one, here and not in the

@@ -16,7 +16,7 @@ enum VoicesCommand {
         let synthesizer = try EspeakSynthesizer.shared()
         let catalog = synthesizer.voices
         let folder = catalog.builtIntoProgram
-            ? "no voices folder found: the voices built into bobao" : catalog.directory ?? "no voices folder found"
+            ? "no voices folder found: the voices built into bobao" : catalog.directory ?? catalog.problem ?? "no voices folder found"
         print("# project voices (\(folder)); these win over built-in names")
         for name in catalog.projectVoiceNames() {
             print("project   \(name)")

@@ -3,7 +3,12 @@ import BobaoPlatform
 import Glibc
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-let name = arguments.isEmpty ? "help" : arguments.removeFirst()
+guard !arguments.isEmpty else {
+    // No command: the list of commands, as a usage error (a script that forgot its command fails).
+    StandardStreams.writeError(CommandTable.usage + "\n")
+    exit(2)
+}
+let name = arguments.removeFirst()
 
 /// Usage errors are one line and a pointer to the help; failures one line.
 func fail(_ error: any Error, command: String?) -> Never {
