@@ -50,7 +50,12 @@ let package = Package(
         /// The GNU thread-naming call, compiled in C with _GNU_SOURCE kept to itself.
         .target(name: "CPlatformSupport"),
         /// eSpeak NG in process: the engine thread, the synthesizer, voice lookup.
-        .target(name: "BobaoSpeech", dependencies: ["BobaoCore", "BobaoPlatform", "CEspeakNG"]),
+        .target(name: "BobaoSpeech", dependencies: ["BobaoCore", "BobaoPlatform", "CEspeakNG", "CNoAudioDevice"]),
+        /// Keeps eSpeak NG from opening an audio device of its own (see no_audio_device.c): every program that
+        /// links BobaoSpeech exports this definition, which the dynamic linker then binds libespeak-ng to.
+        .target(
+            name: "CNoAudioDevice",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=create_audio_device_object"])]),
         /// The PulseAudio keep-alive player.
         .target(name: "BobaoAudio", dependencies: ["BobaoCore", "CPulse"]),
         /// The TCP listener and the announcement pipeline.
@@ -71,7 +76,8 @@ let package = Package(
         .target(name: "BobaoTestSupport", dependencies: ["BobaoCore", "CTestSupport"]),
         .target(name: "CTestSupport"),
         .testTarget(name: "BobaoCoreTests", dependencies: ["BobaoCore", "BobaoServer", "BobaoTestSupport"]),
-        .testTarget(name: "BobaoSpeechTests", dependencies: ["BobaoSpeech", "BobaoCore", "BobaoTestSupport"]),
+        .testTarget(
+            name: "BobaoSpeechTests", dependencies: ["BobaoSpeech", "BobaoCore", "BobaoTestSupport", "CNoAudioDevice"]),
         .testTarget(
             name: "BobaoIntegrationTests",
             dependencies: ["BobaoCore", "BobaoSpeech", "BobaoAudio", "BobaoServer", "BobaoTestSupport", "bobao"]

@@ -49,7 +49,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         if host.isEmpty { host = "127.0.0.1" }
         var port = Self.defaultPort
         if let portText {
-            guard let value = UInt16(portText) else { throw .port(portText) }
+            guard portText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  let value = UInt16(portText) else { throw .port(portText) }
             port = value
         }
         self.init(host: host, port: port)

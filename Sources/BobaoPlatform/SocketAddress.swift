@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// An IPv4 or IPv6 socket address: numeric, or looked up by name.
-public struct SocketAddress: Sendable {
+public struct SocketAddress: Sendable, CustomStringConvertible {
     var storage = sockaddr_storage()
     public private(set) var length: socklen_t = 0
     public var family: Int32 { Int32(storage.ss_family) }

@@ -30,15 +30,16 @@ public enum StandardStreams {
         return true
     }
 
-    /// All of standard input.
-    public static func readInput() -> [UInt8] {
+    /// All of standard input, or its first `limit` bytes.
+    public static func readInput(limit: Int = .max) -> [UInt8] {
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        while data.count < limit {
+            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, min($0.count, limit - data.count)) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { return data }
             data += chunk[..<count]
         }
+        return data
     }
 }

@@ -47,9 +47,11 @@ public final class ServiceNotifier: Sendable {
         self.statusInterval = statusInterval
     }
 
-    /// How often the player's heartbeat should ping the watchdog: half its interval; nil without a watchdog.
+    /// How often the player's heartbeat should ping the watchdog: half its interval, but not more often than
+    /// every 50 ms (a WATCHDOG_USEC of a few microseconds must not turn the audio thread into a sender);
+    /// nil without a watchdog.
     public var heartbeatMilliseconds: Int? {
-        watchdogMicroseconds.map { Int(min($0 / 2000, UInt64(Int32.max))) }.map { max($0, 1) }
+        watchdogMicroseconds.map { Int(min($0 / 2000, UInt64(Int32.max))) }.map { max($0, 50) }
     }
 
     /// `WATCHDOG=1`: the player's main loop is alive. Called on that loop's thread.

@@ -70,13 +70,15 @@ public final class EspeakSynthesizer: Synthesizer {
             // name is checked against eSpeak's own list first.
             let base = builtIn.split(separator: "+", maxSplits: 1).first.map(String.init) ?? builtIn
             guard VoiceCatalog.isValidName(builtIn), builtInNames.contains(base) else {
-                if let problem = voices.problem { throw .voicesFolderMissing(voice: name, problem: problem) }
+                if let problem = voices.problem { throw .voiceUnavailable(voice: name, reason: problem) }
                 throw .unknownVoice(name)
             }
             status = espeak_SetVoiceByName(builtIn)
+        case .unavailable(let name, let reason):
+            throw .voiceUnavailable(voice: name, reason: reason)
         }
         guard status == EE_OK else {
-            if let problem = voices.problem { throw .voicesFolderMissing(voice: name, problem: problem) }
+            if let problem = voices.problem { throw .voiceUnavailable(voice: name, reason: problem) }
             throw .unknownVoice(name)
         }
         currentVoice = name

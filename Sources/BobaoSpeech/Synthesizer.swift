@@ -18,8 +18,9 @@ public enum SynthesisOutcome: Sendable, Equatable {
 public enum SpeechError: Error, Equatable, CustomStringConvertible {
     case engineUnavailable(String)
     case unknownVoice(String)
-    /// A voice not found because the voices folder named (`BOBAO_VOICES`) is not there.
-    case voicesFolderMissing(voice: String, problem: String)
+    /// A voice that cannot be had: the voices folder named (`BOBAO_VOICES`) is not there, or the voice built
+    /// into the program could not be written where eSpeak NG loads it.
+    case voiceUnavailable(voice: String, reason: String)
     case emptyText
     case invalidParameters(String)
     case synthesisFailed(code: Int32)
@@ -28,8 +29,7 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .engineUnavailable(let why): "eSpeak NG could not start: \(why)"
         case .unknownVoice(let name): "unknown voice '\(name)' (see `bobao voices`)"
-        case .voicesFolderMissing(let name, let problem):
-            "unknown voice '\(name)': \(problem) (unset it to use the voices installed with bobao, or built into it)"
+        case .voiceUnavailable(let name, let reason): "voice '\(name)' unavailable: \(reason)"
         case .emptyText: "empty text: nothing to say"
         case .invalidParameters(let why): why
         case .synthesisFailed(let code): "eSpeak NG failed to synthesize (error \(code))"

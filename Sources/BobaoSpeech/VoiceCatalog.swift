@@ -7,14 +7,11 @@ import BobaoPlatform
 public struct VoiceCatalog: Sendable, Equatable {
     /// The project's voices folder, if one was found.
     public let directory: String?
-    /// Whether `directory` holds the voices built into the program (no voices folder was found).
-    public let builtIntoProgram: Bool
     /// Why no folder was found where one was named: `BOBAO_VOICES=/x is not a folder`.
     public let problem: String?
 
-    public init(directory: String?, builtIntoProgram: Bool = false, problem: String? = nil) {
+    public init(directory: String?, problem: String? = nil) {
         self.directory = directory
-        self.builtIntoProgram = builtIntoProgram
         self.problem = problem
     }
 
@@ -24,6 +21,8 @@ public struct VoiceCatalog: Sendable, Equatable {
         case projectFile(path: String)
         /// A name for eSpeak NG's own voice list.
         case builtIn(name: String)
+        /// A voice built into the program that could not be written where eSpeak NG can load it.
+        case unavailable(name: String, reason: String)
     }
 
     /// A voice name is a file name, never a path: letters, digits, `-`, `_`, `+`, `.` (not leading).
@@ -34,6 +33,7 @@ public struct VoiceCatalog: Sendable, Equatable {
         }
     }
 
+    /// `NAME` of the voices folder; else a voice built into the program (`zh`); else eSpeak NG's own.
     public func resolve(_ name: String) -> Resolution {
         if let directory, Self.isValidName(name) {
             let path = directory + "/" + name
@@ -41,16 +41,38 @@ public struct VoiceCatalog: Sendable, Equatable {
                 return .projectFile(path: path)
             }
         }
+        if problem == nil, EmbeddedVoices.files[name] != nil {
+            switch EmbeddedVoices.path(of: name) {
+            case .success(let path): return .projectFile(path: path)
+            case .failure(let failure): return .unavailable(name: name, reason: failure.description)
+            }
+        }
         return .builtIn(name: name)
     }
 
+
     /// Names of the voice files in the project's folder, sorted.
-    public func projectVoiceNames() -> [String] {
+    public func folderVoiceNames() -> [String] {
         guard let directory,
               let names = FileSystem.contentsOfDirectory(directory) else { return [] }
         return names.filter { name in
             Self.isValidName(name) && !name.hasSuffix(".md") && FileSystem.isRegularFile(directory + "/" + name)
         }.sorted()
+    }
+
+    /// Voices built into the program that the folder does not have (all of them without a folder).
+    public func builtIntoProgramNames() -> [String] {
+        guard problem == nil else { return [] }
+        let inFolder = Set(folderVoiceNames())
+        return EmbeddedVoices.files.keys.filter { !inFolder.contains($0) }.sorted()
+    }
+
+    /// Bobao's own voices: the folder's, and those built into the program.
+    public func projectVoiceNames() -> [String] { (folderVoiceNames() + builtIntoProgramNames()).sorted() }
+
+    /// Whether `path` (of a `.projectFile`) is a voice built into the program rather than the folder's.
+    public func isBuiltIntoProgram(path: String) -> Bool {
+        !(directory.map { path.hasPrefix($0 + "/") } ?? false)
     }
 
     // MARK: Finding the folder
@@ -59,8 +81,8 @@ public struct VoiceCatalog: Sendable, Equatable {
     /// `$BOBAO_VOICES`; `voices/` next to the executable; `../share/bobao/voices` from the executable
     /// (an installed prefix); the source checkout the executable was built in (an ancestor folder holding
     /// `Package.swift` and `voices/`, as with `swift run` or `.build/debug/bobao`); then
-    /// `/usr/local/share/bobao/voices` and `/usr/share/bobao/voices`. When none is there and `BOBAO_VOICES`
-    /// is not set, the voices built into the program (`zh`), written to a private temporary folder.
+    /// `/usr/local/share/bobao/voices` and `/usr/share/bobao/voices`. A voice none of them has (`zh` of a
+    /// `bobao` copied on its own) may be built into the program: see `resolve`.
     public static func locate(
         environment: [String: String] = FileSystem.environment(),
         executablePath: String = Self.currentExecutablePath()
@@ -68,10 +90,8 @@ public struct VoiceCatalog: Sendable, Equatable {
         let found = candidateDirectories(environment: environment, executablePath: executablePath)
             .first(where: FileSystem.isDirectory)
         let explicit = environment["BOBAO_VOICES"] ?? ""
-        if found == nil, explicit.isEmpty {
-            return VoiceCatalog(directory: EmbeddedVoices.materialize(), builtIntoProgram: true)
-        }
-        return VoiceCatalog(directory: found, problem: found == nil ? "BOBAO_VOICES=\(explicit) is not a folder" : nil)
+        return VoiceCatalog(
+            directory: found, problem: found == nil && !explicit.isEmpty ? "BOBAO_VOICES=\(explicit) is not a folder (unset it to use the voices installed with bobao, or built into it)" : nil)
     }
 
     /// Every place `locate` looks, in order.

@@ -25,13 +25,16 @@ final class CommandClient: @unchecked Sendable {
     init(_ args: Arguments, command: String) throws {
         signal(SIGPIPE, SIG_IGN)
         self.command = command
+        if let token = args.string("token"), token.isEmpty || token.contains(where: \.isWhitespace) {
+            throw CommandError.usage("--token must be the server's token: not empty, without spaces")
+        }
         do { target = try ListenAddress(parsing: args.string("to") ?? "127.0.0.1:\(ListenAddress.defaultPort)") } catch {
             throw CommandError.usage("--to: \(error.description)")
         }
         do { connection = try LineClient(connectingTo: target) } catch {
             throw CommandError(description: "cannot reach a Bobao server at \(target): \(error)")
         }
-        let token = args.string("token") ?? FileSystem.environment("BOBAO_TOKEN")
+        let token = args.string("token") ?? FileSystem.environment("BOBAO_TOKEN").flatMap { $0.isEmpty ? nil : $0 }
         authenticates = token != nil
         if let token { try send("AUTH \(token)") }
     }

@@ -31,7 +31,9 @@ enum NormalizeCommand {
         if args.positional.isEmpty || args.positional == ["-"] {
             while let line = readLine(strippingNewline: true) { handle(line) }
         } else {
-            handle(args.positional.joined(separator: " "))
+            let text = args.positional.joined(separator: " ")
+            guard !text.allSatisfy(\.isWhitespace) else { throw CommandError.usage("empty TEXT: nothing to normalize") }
+            handle(text)
         }
         if args.flag("stats") {
             let perLine = lines > 0 ? seconds / Double(lines) * 1e6 : 0

@@ -68,7 +68,10 @@ extension ServeCommand {
         if let mode = try args.choice("keepalive", of: KeepAliveMode.allCases.map(\.rawValue)) {
             configuration.player.keepAlive = KeepAliveMode(rawValue: mode)!
         }
-        if let level = try args.int("keepalive-level", in: -90 ... -40, "dBFS") {
+        // A level from the environment gives way to a --keepalive flag that is not noise (flags win).
+        let levelGivesWay = configuration.player.keepAlive != .noise && args.source("keepalive") == "--keepalive"
+            && args.source("keepalive-level") != "--keepalive-level"
+        if let level = try args.int("keepalive-level", in: -90 ... -40, "dBFS"), !levelGivesWay {
             guard configuration.player.keepAlive == .noise else {
                 throw CommandError.usage("\(args.label("keepalive-level")) sets the level of --keepalive noise; "
                     + "add --keepalive noise (or BOBAO_KEEPALIVE=noise)")
@@ -110,7 +113,8 @@ extension ServeCommand {
     /// Where a voice comes from, for the log and `--print-config`.
     static func describeVoice(_ name: String, in voices: VoiceCatalog) -> String {
         switch voices.resolve(name) {
-        case .projectFile(let path): voices.builtIntoProgram ? "built into bobao (no voices folder found)" : path
+        case .projectFile(let path): voices.isBuiltIntoProgram(path: path) ? "built into bobao" : path
+        case .unavailable(_, let reason): "unavailable: \(reason)"
         case .builtIn(let name): "eSpeak NG built-in \(name)"
         }
     }
@@ -120,12 +124,18 @@ extension ServeCommand {
     static func defaultSpoolPath() -> String {
         if let state = FileSystem.environment("STATE_DIRECTORY"), !state.isEmpty {
             // systemd lists one folder per StateDirectory= entry, separated by colons: the first is Bobao's.
-            return String(state.split(separator: ":")[0]) + "/spool.db"
+            if let first = state.split(separator: ":").first { return String(first) + "/spool.db" }
         }
         if let state = FileSystem.environment("XDG_STATE_HOME"), !state.isEmpty { return state + "/bobao/spool.db" }
         if getuid() == 0, FileSystem.environment("INVOCATION_ID") != nil { return "/var/lib/bobao/spool.db" }
-        let home = FileSystem.environment("HOME") ?? "/root"
-        return home + "/.local/state/bobao/spool.db"
+        return homeFolder() + "/.local/state/bobao/spool.db"
+    }
+
+    /// `$HOME`, else the user's home from the password database, else `/`.
+    static func homeFolder() -> String {
+        if let home = FileSystem.environment("HOME"), !home.isEmpty { return home }
+        if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir { return String(cString: directory) }
+        return "/"
     }
 
     static func createParentFolders(of path: String) throws {

@@ -39,8 +39,8 @@ enum ServeOptions {
         ServeOption(name: "media-role", placeholder: "ROLE", help: "the stream's media.role, for the sound server's routing and volume policies") { c, _ in c.player.mediaRole },
         ServeOption(name: "keepalive", placeholder: "silence|noise|off",
                     help: "what plays between announcements: silence (the sink never suspends, the speaker never sleeps), noise (very faint noise, for amplifiers that switch off on digital silence) or off (the stream closes when idle; a sleeping speaker may lose the first syllable)") { c, _ in c.player.keepAlive.rawValue },
-        ServeOption(name: "keepalive-level", placeholder: "DBFS", help: "the noise's peak level, -90 to -40 dBFS (with --keepalive noise)") { c, _ in
-            "\(Int(c.player.keepAliveLevelDBFS))"
+        ServeOption(name: "keepalive-level", placeholder: "DBFS", help: "the noise's peak level, -90 to -40 dBFS (with --keepalive noise; default -60)") { c, _ in
+            c.player.keepAlive == .noise ? "\(Int(c.player.keepAliveLevelDBFS))" : "(unused: keepalive is not noise)"
         },
         ServeOption(name: "gap", placeholder: "MS", help: "silence between announcements, 0 to 10000 ms") { c, _ in "\(c.player.gapMilliseconds)" },
         ServeOption(name: "duck", placeholder: "FACTOR", help: "while Bobao speaks, other streams on its sink play at this factor of their volume, 0 to 1; 1 turns ducking off") { c, _ in

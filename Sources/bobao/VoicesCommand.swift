@@ -6,8 +6,8 @@ enum VoicesCommand {
         usage: bobao voices
         Lists Bobao's own voices (the files of its voices folder: BOBAO_VOICES, voices/ next to the program,
         PREFIX/share/bobao/voices, the source checkout, /usr/local/share/bobao/voices or
-        /usr/share/bobao/voices, whichever is found first; without one, zh built into the program), then
-        eSpeak NG's built-in voices. A voice of Bobao's folder wins over a built-in one of the same name.
+        /usr/share/bobao/voices, whichever is found first; zh is also built into the program, for a folder
+        without it), then eSpeak NG's built-in voices. Bobao's voices win over eSpeak's of the same name.
         """
 
     static func run(_ arguments: [String]) throws {
@@ -15,11 +15,13 @@ enum VoicesCommand {
         guard args.positional.isEmpty else { throw CommandError.usage("voices takes no arguments") }
         let synthesizer = try EspeakSynthesizer.shared()
         let catalog = synthesizer.voices
-        let folder = catalog.builtIntoProgram
-            ? "no voices folder found: the voices built into bobao" : catalog.directory ?? catalog.problem ?? "no voices folder found"
+        let folder = catalog.directory ?? catalog.problem ?? "no voices folder found"
         print("# project voices (\(folder)); these win over built-in names")
-        for name in catalog.projectVoiceNames() {
+        for name in catalog.folderVoiceNames() {
             print("project   \(name)")
+        }
+        for name in catalog.builtIntoProgramNames() {
+            print("project   \(name)  (built into bobao: the folder has no \(name))")
         }
         print("# eSpeak NG built-in voices")
         for voice in synthesizer.builtInVoices() {

@@ -28,6 +28,10 @@ case "help", "--help", "-h":
         print(CommandTable.usage)
         exit(0)
     }
+    if arguments == ["help"] {
+        print(CommandTable.usage)
+        exit(0)
+    }
     guard arguments.count == 1, let entry = CommandTable.entry(named: topic) else {
         fail(CommandError.usage("no command named '\(arguments.joined(separator: " "))'"), command: nil)
     }

@@ -38,6 +38,9 @@ struct CommandLineTests {
         (["help", "frobnicate"], "no command named 'frobnicate'", "bobao help"),
         (["say", ""], "empty TEXT", "bobao say --help"),
         (["serve", "extra"], "serve takes no TEXT", "bobao serve --help"),
+        (["normalize", " "], "empty TEXT", "bobao normalize --help"),
+        (["say", "--token", "", "hi"], "--token must be", "bobao say --help"),
+        (["phonemes", ""], "empty TEXT", "bobao phonemes --help"),
     ] as [([String], String, String)])
     func aUsageErrorIsOneLineAndAHint(arguments: [String], message: String, hint: String) throws {
         let result = try BobaoBinary.run(arguments)
@@ -47,6 +50,12 @@ struct CommandLineTests {
         #expect(lines.first?.contains(message) == true, "\(arguments): \(result.stderr)")
         #expect(lines.last?.contains(hint) == true, "\(arguments): \(result.stderr)")
         #expect(result.stdout.isEmpty, "no usage dump")
+    }
+
+    @Test func renderRefusesTextBeyondItsLimit() throws {
+        let result = try BobaoBinary.run(["render", "-o", "-"], input: Data(repeating: UInt8(ascii: "a"), count: 20_000))
+        #expect(result.status == 1 && result.stdout.isEmpty)
+        #expect(result.stderr.contains("render takes at most 16384"), "\(result.stderr)")
     }
 
     @Test func renderJoinsItsWordsLikeSayAndWritesWAVToStandardOutput() throws {
@@ -87,7 +96,13 @@ struct CommandLineTests {
         #expect(copied.status == 0, "\(copied.stderr)")
         #expect(copied.stdoutText == original.stdoutText && !copied.stdoutText.contains("(en)"))
         let voices = try runProgram(copy, ["voices"])
-        #expect(voices.stdoutText.contains("built into bobao") && voices.stdoutText.contains("\nproject   zh\n"))
+        #expect(voices.stdoutText.contains("\nproject   zh  (built into bobao: the folder has no zh)\n"), "\(voices.stdoutText)")
+        // Also next to a voices folder that lacks zh (chimes only).
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("voices/chimes"), withIntermediateDirectories: true)
+        let besideAFolder = try runProgram(copy, ["phonemes", "--raw", "新客户来了"])
+        #expect(besideAFolder.status == 0 && besideAFolder.stdoutText == original.stdoutText, "\(besideAFolder.stderr)")
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("voices"))
         let exited = try runProgram("/bin/sh", ["-c", "TMPDIR=\(folder.path) '\(copy)' phonemes --raw 好 >/dev/null; ls '\(folder.path)'"])
         #expect(exited.stdoutText == "bobao\n", "the private voices folder is removed at exit: \(exited.stdoutText)")
     }
@@ -120,6 +135,16 @@ struct HostNameTests {
         #expect(said.stdoutText.hasSuffix("OK 1\n"), "\(said.stdoutText)")
     }
 
+    /// localhost is 127.0.0.1 first: a port taken there is an error, never a quiet move to ::1.
+    @Test func aTakenPortOnAHostNameIsAClearErrorNotAnotherAddress() throws {
+        let taken = try ServerProcess(arguments: ["--no-spool"], pulseServer: "unix:/nonexistent")
+        defer { _ = taken.stop() }
+        let result = try BobaoBinary.run(["serve", "--no-spool", "--listen", "localhost:\(taken.port)"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("bind localhost:\(taken.port) (127.0.0.1:\(taken.port))"), "\(result.stderr)")
+        #expect(result.stderr.contains("Address already in use") && !result.stderr.contains("sockaddr"), "\(result.stderr)")
+    }
+
     @Test func anIPv6AddressInBracketsWorksForListenAndTo() throws {
         let server = try ServerProcess(arguments: ["--listen", "[::1]:0", "--no-spool"], pulseServer: "unix:/nonexistent")
         defer { _ = server.stop() }
@@ -128,5 +153,55 @@ struct HostNameTests {
         // localhost is 127.0.0.1, then ::1: a client given localhost reaches a server on either.
         let byName = try BobaoBinary.run(["say", "--to", "localhost:\(server.port)", "再见"])
         #expect(byName.status == 0 && byName.stdoutText == "OK 2\n", "\(byName.stderr)")
+    }
+}
+
+/// The commands that only synthesize (render, phonemes) never touch the sound server, and serve connects
+/// to it only through its player: eSpeak NG opens no audio device (a sound server that accepts and never
+/// answers would otherwise hold every start for libpulse's 30 s connect timeout).
+struct SynthesisWithoutSoundServerTests {
+    @Test func renderAndPhonemesNeverConnectToTheSoundServer() throws {
+        let listener = try CountingUnixListener()
+        for arguments in [["render", "-o", "-", "你好"], ["phonemes", "你好"], ["voices"]] {
+            let result = try BobaoBinary.run(arguments, environment: ["PULSE_SERVER": "unix:" + listener.path])
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        #expect(listener.accepted == 0, "connections to the sound server: \(listener.accepted)")
+    }
+}
+
+/// A Unix socket that takes connections and never answers: a sound server that hangs. Connections wait in
+/// its backlog (the client's connect succeeds); `accepted` takes and counts them.
+final class CountingUnixListener {
+    let path: String
+    private let fd: Int32
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("bobao-pa-\(UUID().uuidString.prefix(8))").path
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    /// Connections made so far (each accepted and closed).
+    var accepted: Int {
+        var count = 0
+        while case let client = accept(fd, nil, nil), client >= 0 {
+            close(client)
+            count += 1
+        }
+        return count
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
     }
 }

@@ -101,6 +101,20 @@ struct ServeEnvironmentTests {
         #expect(!result.stderr.contains("BOBAO_SOMETHING_ELSE_ENTIRELY"))
     }
 
+    /// A flag wins over a variable also where settings depend on each other; --print-config refuses what
+    /// serve would refuse; an odd STATE_DIRECTORY is survived.
+    @Test func flagsWinAcrossDependentSettingsAndPrintConfigChecksLikeServe() throws {
+        let rows = try settings(["--keepalive", "off"], ["BOBAO_KEEPALIVE": "noise", "BOBAO_KEEPALIVE_LEVEL": "-50"])
+        #expect(rows["keepalive"]! == ("off", "--keepalive"))
+        #expect(rows["keepalive-level"]?.0.hasPrefix("(unused") == true)
+        let unguarded = try BobaoBinary.run(["serve", "--print-config"], environment: ["BOBAO_LISTEN": "0.0.0.0:7777"])
+        #expect(unguarded.status == 2 && unguarded.stderr.contains("refusing to listen on 0.0.0.0:7777"), "\(unguarded.stderr)")
+        let odd = try settings([], ["STATE_DIRECTORY": ":"])
+        #expect(odd["spool"]?.0.hasSuffix("/bobao/spool.db") == true, "\(String(describing: odd["spool"]))")
+        let state = try settings([], ["STATE_DIRECTORY": "/var/lib/bobao/kiosk:/var/lib/other"])
+        #expect(state["spool"]?.0 == "/var/lib/bobao/kiosk/spool.db")
+    }
+
     @Test func aListenPortAloneIsLoopbackAndAHostNameResolves() throws {
         #expect(try settings(["--listen", "7790"])["listen"]!.0 == "127.0.0.1:7790")
         let unresolvable = try BobaoBinary.run(["serve", "--no-spool", "--listen", "no-such-host.invalid:0"])

@@ -63,7 +63,14 @@ struct VoiceCatalogTests {
         let directory = try #require(catalog.directory)
         let text = try String(contentsOfFile: directory + "/zh", encoding: .utf8)
         #expect(EmbeddedVoices.zh == text)
-        let written = try #require(EmbeddedVoices.materialize())
-        #expect(try String(contentsOfFile: written + "/zh", encoding: .utf8) == text)
+        let written = try EmbeddedVoices.path(of: "zh").get()
+        #expect(try String(contentsOfFile: written, encoding: .utf8) == text)
+        // A folder without zh still has it, built in; a folder with its own zh keeps its own.
+        let empty = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: empty) }
+        #expect(VoiceCatalog(directory: empty.path).resolve("zh") == .projectFile(path: written))
+        #expect(VoiceCatalog(directory: directory).resolve("zh") == .projectFile(path: directory + "/zh"))
+        // A BOBAO_VOICES that is no folder is an error to see, not papered over with the built-in voice.
+        #expect(VoiceCatalog.locate(environment: ["BOBAO_VOICES": "/nonexistent"]).resolve("zh") == .builtIn(name: "zh"))
     }
 }
