@@ -107,15 +107,12 @@ public final class EspeakSynthesizer: Synthesizer {
         guard path.utf8.count > 59 || path != path.lowercased() else { return path }
         if let copy = shortCopies[path] { return copy }
         guard let name = path.split(separator: "/").last?.lowercased(), name.utf8.count <= 32 else { return nil }
-        for _ in 0..<8 {
-            let folder = "/tmp/bobao-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-            guard mkdir(folder, 0o700) == 0 else { continue }  // an existing folder is never reused
-            let copy = folder + "/" + name
-            guard (try? FileSystem.write(FileSystem.read(path), to: copy)) != nil else { return nil }
-            shortCopies[path] = copy
-            return copy
-        }
-        return nil
+        // In /tmp, whatever TMPDIR says: the copy's path must stay short. Removed at exit (PrivateFolder).
+        guard case .success(let folder) = PrivateFolder.make(in: "/tmp") else { return nil }
+        let copy = folder + "/" + name
+        guard (try? FileSystem.write(FileSystem.read(path), to: copy)) != nil else { return nil }
+        shortCopies[path] = copy
+        return copy
     }
 
     nonisolated(unsafe) private var shortCopies: [String: String] = [:]

@@ -15,11 +15,12 @@ enum PhonemesCommand {
 
     static func run(_ arguments: [String]) throws {
         let args = try Arguments(arguments, valued: ["voice"], switches: ["raw"])
-        let text = try TextArguments.text(args.positional, what: "read")
+        let text = try TextArguments.text(args.positional, what: "phonemes", verb: "read")
         let voice = args.string("voice") ?? SpeechParameters().voice
         let synthesizer = try EspeakSynthesizer.shared()
         let spoken = args.flag("raw") ? text : TextNormalizer.standard.normalize(text)
+        let phonemes = try synthesizer.phonemes(of: spoken, voice: voice)
         if !args.flag("raw") { print(spoken) }
-        print(try synthesizer.phonemes(of: spoken, voice: voice))
+        print(phonemes)
     }
 }

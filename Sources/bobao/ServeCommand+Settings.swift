@@ -73,8 +73,9 @@ extension ServeCommand {
             && args.source("keepalive-level") != "--keepalive-level"
         if let level = try args.int("keepalive-level", in: -90 ... -40, "dBFS"), !levelGivesWay {
             guard configuration.player.keepAlive == .noise else {
-                throw CommandError.usage("\(args.label("keepalive-level")) sets the level of --keepalive noise; "
-                    + "add --keepalive noise (or BOBAO_KEEPALIVE=noise)")
+                let keepalive = args.source("keepalive").map { "\($0) says \(configuration.player.keepAlive.rawValue)" }
+                    ?? "add --keepalive noise (or BOBAO_KEEPALIVE=noise)"
+                throw CommandError.usage("\(args.label("keepalive-level")) sets the level of --keepalive noise; \(keepalive)")
             }
             configuration.player.keepAliveLevelDBFS = Double(level)
         }

@@ -6,8 +6,8 @@ import BobaoPlatform
 enum TextArguments {
     static let maximumBytes = 16_384
 
-    static func text(_ words: [String], what command: String) throws -> String {
-        let text = try read(words, what: command)
+    static func text(_ words: [String], what command: String, verb: String? = nil) throws -> String {
+        let text = try read(words, what: verb ?? command)
         guard text.utf8.count <= maximumBytes else {
             throw CommandError(description: "TEXT is \(text.utf8.count) bytes; \(command) takes at most \(maximumBytes) "
                 + "(about 20 minutes of speech): split it")
