@@ -103,8 +103,18 @@ struct CommandLineTests {
         let besideAFolder = try runProgram(copy, ["phonemes", "--raw", "新客户来了"])
         #expect(besideAFolder.status == 0 && besideAFolder.stdoutText == original.stdoutText, "\(besideAFolder.stderr)")
         try FileManager.default.removeItem(at: folder.appendingPathComponent("voices"))
+        // A folder a run killed by a signal left behind (its process is gone: a shell's pid after it exited),
+        // and one of a process still running (this test's), which stays.
+        let gone = try runProgram("/bin/sh", ["-c", "echo $$"]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let leftover = folder.appendingPathComponent("bobao-\(gone)-1a2b3c")
+        let alive = folder.appendingPathComponent("bobao-\(getpid())-4d5e6f")
+        for kept in [leftover, alive] {
+            try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: false)
+            try Data("voice".utf8).write(to: kept.appendingPathComponent("zh"))
+        }
         let exited = try runProgram("/bin/sh", ["-c", "TMPDIR=\(folder.path) '\(copy)' phonemes --raw 好 >/dev/null; ls '\(folder.path)'"])
-        #expect(exited.stdoutText == "bobao\n", "the private voices folder is removed at exit: \(exited.stdoutText)")
+        #expect(exited.stdoutText == "bobao\nbobao-\(getpid())-4d5e6f\n",
+                "the private voices folder is removed at exit, a dead run's too: \(exited.stdoutText)")
     }
 
     /// Outside the journal the log's time stamps are local time with the zone's offset (a POSIX TZ, so no
