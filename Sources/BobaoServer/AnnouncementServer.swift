@@ -25,9 +25,7 @@ public final class AnnouncementServer: Sendable {
     public init(
         configuration: ServerConfiguration, synthesizer: any Synthesizer, log: EventLog, notifier: ServiceNotifier? = nil
     ) throws {
-        let listen = configuration.listen
-        let hosts = try SocketAddress.resolve(host: listen.host, port: listen.port).map(\.host)
-        try configuration.access.check(listeningOn: listen, hosts: hosts)
+        try Self.checkAccess(configuration)
         self.configuration = configuration
         self.log = log
         self.notifier = notifier
@@ -130,6 +128,15 @@ public final class AnnouncementServer: Sendable {
                 }
             },
             log: { log($0) })
+    }
+
+    /// Refuses to listen beyond loopback without `--token` or `--allow`, a host name counting by every address
+    /// it resolves to. Also what `serve --print-config` checks, without binding.
+    /// - Throws: `SocketAddress.ResolutionError` or `AccessPolicy.Unsafe`.
+    public static func checkAccess(_ configuration: ServerConfiguration) throws {
+        let listen = configuration.listen
+        let hosts = try SocketAddress.resolve(host: listen.host, port: listen.port).map(\.host)
+        try configuration.access.check(listeningOn: listen, hosts: hosts)
     }
 
     /// `host:port` actually bound.

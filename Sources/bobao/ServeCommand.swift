@@ -37,14 +37,10 @@ enum ServeCommand {
         try configureMessages(&configuration, args: args, synthesizer: synthesizer, log: log)
         if args.flag("print-config") {
             // What serve would refuse, --print-config refuses too: listening beyond loopback unguarded.
-            let listen = configuration.listen
-            do {
-                let hosts = try SocketAddress.resolve(host: listen.host, port: listen.port).map(\.host)
-                try configuration.access.check(listeningOn: listen, hosts: hosts)
-            } catch let error as AccessPolicy.Unsafe {
+            do { try AnnouncementServer.checkAccess(configuration) } catch let error as AccessPolicy.Unsafe {
                 throw CommandError.usage(error.description)
             } catch {
-                throw CommandError(description: "cannot listen on \(listen): \(error)")
+                throw CommandError(description: "cannot listen on \(configuration.listen): \(error)")
             }
             return printConfiguration(configuration, args: args, voices: synthesizer.voices)
         }
