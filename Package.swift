@@ -39,6 +39,8 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        /// libmicrohttpd, the HTTP server (`--http`): its header, and plain calls for its variadic set-up.
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
         .systemLibrary(name: "CLinux"),
 
@@ -61,7 +63,9 @@ let package = Package(
         /// The TCP listener and the announcement pipeline.
         .target(
             name: "BobaoServer",
-            dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "CLinux", "CSQLite", "CSystemd"]),
+            dependencies: [
+                "BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "CLinux", "CSQLite", "CSystemd", "CMicroHTTPD",
+            ]),
         .executableTarget(
             name: "bobao", dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "BobaoServer"]),
 

@@ -56,7 +56,7 @@ extension JSONRequest {
 
     /// The text to speak: line breaks and tabs (which JSON can escape) become spaces; other controls are
     /// refused, as in a plain line.
-    private static func readText(_ value: JSONValue) throws(LineProtocol.Refusal) -> String {
+    static func readText(_ value: JSONValue) throws(LineProtocol.Refusal) -> String {
         guard case .string(let raw) = value else { throw .badField("text", "must be a string") }
         var text = String.UnicodeScalarView()
         for scalar in raw.unicodeScalars {

@@ -33,6 +33,18 @@ public enum JSONRequest {
         }
     }
 
+    /// Reads fields that came some other way than a JSON line (an HTTP form or query), already typed as
+    /// JSON values, with the same checks and refusals as a line's object.
+    public static func request(fields members: [JSONValue.Member], rules: MessageRules = MessageRules())
+        -> LineProtocol.Request
+    {
+        do {
+            return try read(members, rules: rules)
+        } catch {
+            return .invalid(error)
+        }
+    }
+
     /// `not valid JSON at character 17 (near "x}")`, counting characters (not bytes, which differ between
     /// the line as sent in GBK and as read) from 1.
     static func syntaxRefusal(_ error: JSONValue.SyntaxError, in text: String, leadingCharacters: Int)

@@ -12,6 +12,7 @@ public final class AnnouncementServer: Sendable {
     private let speaker: Speaker
     private let ducker: StreamDucker?
     private let listener: LineListener
+    private let http: HTTPServer?
     private let volume: StreamVolume
     private let log: EventLog
     private let notifier: ServiceNotifier?
@@ -55,13 +56,21 @@ public final class AnnouncementServer: Sendable {
             board: board, synthesizer: synthesizer, output: player, parameters: configuration.speech,
             maximumSpeechSeconds: configuration.maximumSpeechSeconds, chime: configuration.chime,
             speechActivity: { ducker?.speechActivity($0) }, log: log)
-        listener = try Self.makeListener(configuration: configuration, board: board, output: player, volume: volume, log: log)
+        let requests = ClientRequests(board: board, output: player, volume: volume, log: log)
+        if let address = configuration.http {
+            http = try Self.makeHTTPServer(address, configuration: configuration, requests: requests, board: board,
+                                           output: player, volume: volume, log: log)
+        } else {
+            http = nil
+        }
+        listener = try Self.makeListener(
+            configuration: configuration, requests: requests, httpAddress: http?.boundAddress, board: board, log: log)
     }
 
     /// The line port: sessions configured from the server's settings, announcements submitted to the board,
     /// commands carried out on it.
     private static func makeListener(
-        configuration: ServerConfiguration, board: AnnouncementBoard, output: any AudioOutput, volume: StreamVolume,
+        configuration: ServerConfiguration, requests: ClientRequests, httpAddress: String?, board: AnnouncementBoard,
         log: EventLog
     ) throws -> LineListener {
         var limits = LineListener.Limits()
@@ -72,61 +81,18 @@ public final class AnnouncementServer: Sendable {
         session.idleTimeoutSeconds = configuration.idleTimeoutSeconds
         session.encoding = configuration.encoding
         session.messageRules = configuration.messageRules
+        session.httpHint = httpAddress.map { address in
+            let port = address.split(separator: ":").last.map(String.init) ?? address
+            return "Bobao serves HTTP on port \(port) (\(address)): POST /announce there, or open http://HOST:\(port)/ for its console."
+        }
         let ledger = PeerLedger(
             rateLimiter: RateLimiter(perSecond: configuration.linesPerSecondPerPeer, burst: configuration.burstPerPeer),
             rateLimitLoopback: configuration.rateLimitLoopback)
         let access = configuration.access
-        let startedAt = WallClock.monotonicSeconds()
         return try LineListener(
             address: configuration.listen, limits: limits, session: session, ledger: ledger,
             admits: { access.admits($0) },
-            submit: { submission, peer, reply in
-                board.submit(submission) { outcome in
-                    let acceptance: AnnouncementBoard.Acceptance
-                    switch outcome {
-                    case .failure(let refusal): return reply(.refused(refusal))
-                    case .success(let accepted): acceptance = accepted
-                    }
-                    let number = acceptance.number, key = submission.options.clientID
-                    if acceptance.duplicate {
-                        log("duplicate of #\(number) from \(peer) (id \(EventLog.quote(key ?? ""))): not queued again")
-                    } else {
-                        log("accepted #\(number) from \(peer): \(EventLog.quote(submission.text))\(Speaker.describe(submission.options))")
-                    }
-                    reply(.accepted(number: number, duplicate: acceptance.duplicate, watching: submission.wait))
-                    guard submission.wait else { return }
-                    let watching = board.watch(number, clientID: key) { event in
-                        reply(.event(event.line(number: number, clientID: key), final: event.isOutcome))
-                    }
-                    if !watching { reply(.unwatched) }
-                }
-            },
-            perform: { command, peer, reply in
-                switch command {
-                case .status:
-                    // At once, even while the disk is slow: it is how one finds out.
-                    reply(StatusReport.line(
-                        uptimeSeconds: WallClock.monotonicSeconds() - startedAt, output: output.status,
-                        volume: volume.percent, board: board.snapshot))
-                case .skip:
-                    reply(board.skip())
-                case .clear:
-                    // After what was acknowledged before it is queued, so it clears that too.
-                    board.afterPendingSubmissions { reply(board.clear()) }
-                case .volume(let percent?):
-                    volume.set(percent, by: peer, reply: reply)
-                case .volume(nil):
-                    // Behind a volume set before it, which is stored first.
-                    board.afterPendingSubmissions { reply(volume.report()) }
-                case .cancel(let target):
-                    board.afterPendingSubmissions {
-                        switch board.cancel(target) {
-                        case .success(let text): reply(text)
-                        case .failure(let refusal): reply(LineProtocol.error(refusal))
-                        }
-                    }
-                }
-            },
+            submit: requests.submit, perform: requests.perform,
             log: { log($0) })
     }
 
@@ -142,6 +108,9 @@ public final class AnnouncementServer: Sendable {
     /// `host:port` actually bound.
     public var boundAddress: String { listener.boundAddress }
 
+    /// `host:port` the HTTP server bound, if it serves.
+    public var httpAddress: String? { http?.boundAddress }
+
     /// Starts the pipeline, then tells systemd (if it listens) that the server is ready.
     public func start() {
         if let notifier { observe(for: notifier) }
@@ -149,6 +118,11 @@ public final class AnnouncementServer: Sendable {
         player.start()
         speaker.start()
         listener.start()
+        do {
+            try http?.start()
+        } catch {
+            log(LogPriority.error + "could not serve HTTP: \(error)")
+        }
         notifier?.ready { [player, board] in ServiceStatus.line(output: player.status, board: board.snapshot) }
     }
 
@@ -169,7 +143,10 @@ public final class AnnouncementServer: Sendable {
         // handed to the spool is stored and answered. The listener goes on answering (clients hear why their
         // lines are refused) until everything else has stopped.
         board.close()
-        defer { listener.stop() }
+        defer {
+            http?.stop()
+            listener.stop()
+        }
         let waiting = board.drain()
         for announcement in waiting { board.leftUnspoken(announcement, "before its turn") }
         if !player.isReady {

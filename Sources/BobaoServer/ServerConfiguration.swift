@@ -5,6 +5,8 @@ import BobaoCore
 public struct ServerConfiguration: Sendable {
     /// Where to listen; loopback by default (port 0 picks a free port).
     public var listen = ListenAddress(host: "127.0.0.1", port: ListenAddress.defaultPort)
+    /// Where to serve HTTP (`--http`): webhooks, the web console, metrics; nil (the default) serves none.
+    public var http: ListenAddress?
     /// Voice, rate, pitch and volume of every announcement.
     public var speech = SpeechParameters()
     /// How many accepted announcements may wait; the next gets `ERR queue-full`.

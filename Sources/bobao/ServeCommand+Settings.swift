@@ -20,6 +20,11 @@ extension ServeCommand {
                 throw CommandError.usage("\(args.label("listen")): \(error.description)")
             }
         }
+        if let http = args.string("http") {
+            do { configuration.http = try ListenAddress(parsing: http) } catch {
+                throw CommandError.usage("\(args.label("http")): \(error.description)")
+            }
+        }
         if let sink = args.string("sink") { configuration.player.sinkName = sink }
         if let role = args.string("media-role") { configuration.player.mediaRole = role }
         // Every number has an upper bound too: a typo must be an error, never an overflow later.

@@ -68,8 +68,9 @@ enum ServeCommand {
             throw CommandError(description: "cannot listen on \(configuration.listen): \(error)")
         }
         server.start()
-        StandardStreams.writeOutput("listening on \(server.boundAddress)\n")
+        StandardStreams.writeOutput("listening on \(server.boundAddress)\n" + (server.httpAddress.map { "http on \($0)\n" } ?? ""))
         let voiceSource = describeVoice(configuration.speech.voice, in: synthesizer.voices)
+        if let http = server.httpAddress { log("serving HTTP on http://\(http)/ (the console at /, webhooks at POST /announce)") }
         log("serving on \(server.boundAddress); voice \(configuration.speech.voice) (\(voiceSource)), "
             + "\(configuration.speech.rate) wpm; queue holds \(configuration.queueCapacity); "
             + (configuration.spoolPath.map { "spool \($0)" } ?? "no spool: what waits is lost if Bobao stops (--no-spool)"))

@@ -21,6 +21,10 @@ enum ServeOptions {
     static let all: [ServeOption] = [
         ServeOption(name: "listen", placeholder: "HOST:PORT",
                     help: "where to accept text: HOST:PORT, [IPv6]:PORT, a host name, or PORT alone (loopback); port 0 picks a free port") { c, _ in "\(c.listen)" },
+        ServeOption(name: "http", placeholder: "HOST:PORT",
+                    help: "also serve HTTP there: POST /announce for webhooks, the web console at /, /metrics, /events (off unless given; same access rules, the token as Authorization: Bearer)") { c, _ in
+            c.http.map { "\($0)" } ?? "(off)"
+        },
         ServeOption(name: "token", placeholder: "SECRET",
                     help: "clients must send AUTH SECRET as their first line (BOBAO_TOKEN keeps it out of the process list)") { c, _ in
             c.access.token.map { "(set, \($0.utf8.count) bytes)" } ?? "(none)"

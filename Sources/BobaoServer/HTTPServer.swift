@@ -1,0 +1,194 @@
+import BobaoAudio
+import BobaoCore
+import BobaoPlatform
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// The HTTP port (`--http`): webhooks, the web console, metrics. libmicrohttpd parses HTTP and runs one
+/// polling thread on epoll; requests that answer later (an announcement stored in the spool, `?wait=1`,
+/// `/events`) suspend their connection until the answer comes, so a slow request holds no thread.
+/// Routes are in HTTPServer+Routes.swift, server-sent events in HTTPEventStream.swift.
+public final class HTTPServer: Sendable {
+    public struct Settings: Sendable {
+        public var address: ListenAddress
+        /// The longest body accepted (`--max-line`); longer ones get 413.
+        public var maximumBodyBytes = 4096
+        public var maximumConnections = 512
+        /// A connection idle this long is closed (keep-alive between requests, a stalled upload).
+        public var idleTimeoutSeconds = 60.0
+        public var access = AccessPolicy()
+        public var messageRules = MessageRules()
+        public var linesPerSecondPerPeer = 20.0
+        public var burstPerPeer = 40.0
+        public var rateLimitLoopback = false
+        /// Server-sent event streams open at once at most; the next gets 503.
+        public var maximumEventStreams = 64
+
+        public init(address: ListenAddress) {
+            self.address = address
+        }
+    }
+
+    /// What the routes serve, from the rest of the server.
+    public struct Services: Sendable {
+        var submit: LineListener.Submit
+        var perform: LineListener.Perform
+        /// The status JSON object (one line).
+        var status: @Sendable () -> String
+        /// The sound server's state and why it cannot play, if it cannot.
+        var sound: @Sendable () -> OutputStatus
+        /// `{"announcements": […]}`.
+        var announcements: @Sendable () -> String
+        /// The Prometheus exposition.
+        var metrics: @Sendable () -> String
+        /// Starts sending event-stream text to the closure; returns what `unsubscribe` takes.
+        var subscribe: @Sendable (_ send: @escaping @Sendable (String) -> Void) -> UInt64
+        var unsubscribe: @Sendable (UInt64) -> Void
+        /// Counts connections and refusals (metrics).
+        var connectionOpened: @Sendable () -> Void = {}
+        var connectionClosed: @Sendable () -> Void = {}
+    }
+
+    public let boundAddress: String
+    let settings: Settings
+    let services: Services
+    let log: @Sendable (String) -> Void
+    let ledger: Mutex<PeerLedger>
+    /// Loopback without a token: only requests addressed to a loopback name are served (see `HTTPAccess`).
+    let checksHost: Bool
+    private let listenDescriptor: Int32
+    private let daemon = Mutex<Daemon?>(nil)
+    /// Requests waiting on another thread, and open event streams: answered and ended at `stop`.
+    let pending = Mutex<[ObjectIdentifier: HTTPExchange]>([:])
+    let streams = Mutex<[StreamKey: HTTPEventStream]>([:])
+    let stopping = Atomic<Bool>(false)
+
+    private struct Daemon: @unchecked Sendable {
+        let pointer: OpaquePointer
+        let logger: UnsafeMutablePointer<bobao_http_logger>
+    }
+
+    /// Binds at once (port 0 picks a free port); serving starts with `start`.
+    /// - Throws: `AccessPolicy.Unsafe` beyond loopback without a token or allow list, or the socket's error.
+    init(settings: Settings, services: Services, log: @escaping @Sendable (String) -> Void) throws {
+        let hosts = try SocketAddress.resolve(host: settings.address.host, port: settings.address.port).map(\.host)
+        try settings.access.check(listeningOn: settings.address, hosts: hosts)
+        let socket = try ListeningSocket(settings.address)
+        boundAddress = socket.boundAddress
+        listenDescriptor = fcntl(socket.descriptor.rawValue, F_DUPFD_CLOEXEC, 0)  // the daemon closes its own
+        guard listenDescriptor >= 0 else { throw SystemError(call: "dup", errno: errno) }
+        self.settings = settings
+        self.services = services
+        self.log = log
+        checksHost = settings.access.token == nil && hosts.allSatisfy(AddressRange.isLoopback)
+        ledger = Mutex(PeerLedger(
+            rateLimiter: RateLimiter(perSecond: settings.linesPerSecondPerPeer, burst: settings.burstPerPeer),
+            rateLimitLoopback: settings.rateLimitLoopback))
+    }
+
+    /// Starts libmicrohttpd's thread.
+    func start() throws {
+        let logger = UnsafeMutablePointer<bobao_http_logger>.allocate(capacity: 1)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        logger.initialize(to: bobao_http_logger(line: { context, text in
+            let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+            server.log(LogPriority.warning + "HTTP: " + String(cString: text!))
+        }, context: context))
+        let pointer = bobao_http_start(
+            listenDescriptor, UInt32(settings.maximumConnections), UInt32(max(1, settings.maximumConnections / 2)),
+            UInt32(max(1, settings.idleTimeoutSeconds.rounded(.up))), 64 * 1024,
+            { context, connection, url, method, _, upload, uploadSize, slot in
+                let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+                return server.handle(connection!, url: url, method: method, upload: upload, size: uploadSize!, slot: slot!)
+            }, context,
+            { context, _, slot, _ in
+                guard let slot, let raw = slot.pointee else { return }
+                let exchange = Unmanaged<HTTPExchange>.fromOpaque(raw).takeRetainedValue()
+                slot.pointee = nil
+                Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().finished(exchange)
+            }, context,
+            { context, _, _, code in
+                let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
+                if code.rawValue == 0 /* MHD_CONNECTION_NOTIFY_STARTED */ { server.services.connectionOpened() } else { server.services.connectionClosed() }
+            }, context,
+            logger)
+        guard let pointer else {
+            let error = errno
+            logger.deallocate()
+            close(listenDescriptor)
+            throw SystemError(call: "start the HTTP server on \(settings.address)", errno: error)
+        }
+        daemon.withLock { $0 = Daemon(pointer: pointer, logger: logger) }
+    }
+
+    /// Answers what still waits (`503 shutting-down`), ends the event streams, and stops the daemon.
+    func stop() {
+        guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let waiting = pending.withLock { Array($0.values) }
+        for exchange in waiting { exchange.deliver(.failure(HTTPFailure(.shuttingDown))) }
+        let open = streams.withLock { Array($0.values) }
+        for stream in open { stream.end() }
+        guard let daemon = daemon.withLock({ $0.take() }) else { return }
+        MHD_stop_daemon(daemon.pointer)
+        daemon.logger.deallocate()
+    }
+
+    // MARK: The access handler, on libmicrohttpd's thread
+
+    private func handle(
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        upload: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let raw = slot.pointee else {
+            // The headers have arrived: refuse now what can be refused before the body is read.
+            let peerAddress = bobao_http_client_address(connection).map { address -> SocketAddress in
+                var storage = sockaddr_storage()
+                let length = address.pointee.sa_family == sa_family_t(AF_INET6)
+                    ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: address, count: length)) }
+                return SocketAddress(storage: storage, length: socklen_t(length))
+            }
+            let exchange = HTTPExchange(
+                connection: connection, method: method.map { String(cString: $0) } ?? "GET",
+                path: url.map { String(cString: $0) } ?? "/", peer: peerAddress?.description ?? "?",
+                host: peerAddress?.host ?? "?", isLoopback: peerAddress.map { AddressRange.isLoopback($0.host) } ?? false)
+            slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            if let refusal = check(exchange) { return answer(exchange, refusal) }
+            return .YES
+        }
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(raw).takeUnretainedValue()
+        if size.pointee > 0 {
+            let bytes = UnsafeRawBufferPointer(start: upload, count: size.pointee)
+            size.pointee = 0
+            if exchange.state.withLock({ $0.answered }) { return .YES }
+            if !exchange.append(bytes, limit: settings.maximumBodyBytes) {
+                return answer(exchange, .failure(.tooLarge(limit: settings.maximumBodyBytes)))
+            }
+            return .YES
+        }
+        let (answered, dispatched) = exchange.state.withLock { ($0.answered, $0.dispatched) }
+        if answered { return .YES }
+        if dispatched { return exchange.queueOrSuspend() }  // resumed with its answer
+        exchange.state.withLock { $0.dispatched = true }
+        switch route(exchange) {
+        case .now(let response):
+            return answer(exchange, response)
+        case .later:
+            pending.withLock { $0[ObjectIdentifier(exchange)] = exchange }
+            if stopping.load(ordering: .sequentiallyConsistent) { exchange.deliver(.failure(HTTPFailure(.shuttingDown))) }
+            return exchange.queueOrSuspend()
+        case .stream(let stream):
+            return stream.queue(on: connection)
+        }
+    }
+
+    private func answer(_ exchange: HTTPExchange, _ response: HTTPResponse) -> MHD_Result {
+        exchange.state.withLock { $0.answered = true }
+        return response.queue(on: exchange.connection)
+    }
+
+    private func finished(_ exchange: HTTPExchange) {
+        pending.withLock { $0[ObjectIdentifier(exchange)] = nil }
+    }
+}
