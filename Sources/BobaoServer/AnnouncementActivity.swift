@@ -139,7 +139,6 @@ public final class AnnouncementActivity: Sendable {
     /// Any other event of an announcement: `start`, `waiting`, `interrupted` or its outcome.
     func record(_ event: AnnouncementEvent, for announcement: Announcement) {
         let now = WallClock.monotonicSeconds()
-        var speakingSeconds: Double?
         publish(event.name) { state in
             let index = state.entry(for: announcement)
             var entry = state.entries[index]
@@ -161,8 +160,9 @@ public final class AnnouncementActivity: Sendable {
                 entry.reason = event.reason
                 entry.ended = true
                 if event == .done || event == .cut, let startedAt = entry.startedAt {
-                    speakingSeconds = now - startedAt
                     entry.speakingMilliseconds = (now - startedAt) * 1000
+                    // Counted before the subscribers hear of it, so a metric read then has it.
+                    metrics?.observeSpeaking(seconds: now - startedAt)
                 }
             }
             state.entries[index] = entry
@@ -170,7 +170,6 @@ public final class AnnouncementActivity: Sendable {
             return "{\"number\":\(entry.number),\"id\":\(Self.string(entry.clientID)),\"reason\":\(Self.string(entry.reason)),"
                 + "\"onset_ms\":\(Self.onset(entry)),\"speaking_ms\":\(Self.speaking(entry))}"
         }
-        if let speakingSeconds { metrics?.observeSpeaking(seconds: speakingSeconds) }
     }
 
     /// What an `interrupted` event and the announcement's entry give as the reason.
