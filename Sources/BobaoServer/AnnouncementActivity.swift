@@ -84,7 +84,9 @@ public final class AnnouncementActivity: Sendable {
     // MARK: Subscribers
 
     /// Calls `handler` with every event from now on, first with a `status` event of its own (once a status
-    /// source is set: `setStatusSource`). Returns the id for `unsubscribe`.
+    /// source is set: `setStatusSource`). Returns the id for `unsubscribe`. Events go out one at a time, so
+    /// call it holding no lock that a handler takes (a handler may be running meanwhile, on another thread).
+    /// Onset and speaking times reach `metrics` before the subscribers hear of the event.
     public func subscribe(_ handler: @escaping Handler) -> UInt64 {
         let first = currentStatus()  // read outside every lock of the feed
         return delivering.withLock { _ in
