@@ -23,6 +23,7 @@ packages=(
     speech-dispatcher speech-dispatcher-espeak-ng  # the latency benchmark's peer
     dpkg-dev lintian                 # scripts/package-deb.sh (dpkg-shlibdeps) and its test (lintian)
     systemd                          # systemd-analyze verify, for the package's units
+    prometheus                       # promtool check metrics, for MetricsTests (it also starts a Prometheus on :9090)
 )
 if [ "${1:-}" = --run ]; then
     packages=(

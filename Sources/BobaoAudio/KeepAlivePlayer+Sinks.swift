@@ -157,7 +157,7 @@ extension KeepAlivePlayer {
         guard let stream else { return }
         let sink = pa_stream_get_device_name(stream).map { String(cString: $0) } ?? "?"
         log("keep-alive stream moved to sink \(sink)")
-        stateObserver?()  // `status` names the sink
+        notifyStateObservers()  // `status` names the sink
         streamSuspendedDidChange()  // the new sink may be suspended, or not
     }
 

@@ -106,7 +106,7 @@ public final class KeepAlivePlayer: AudioOutput, @unchecked Sendable {
     var waitingCount: (@Sendable () -> Int)?
     /// Told when what `status` reports may have changed (KeepAlivePlayer+Observing.swift): the properties
     /// above that `status` reads call it from their `didSet`, with the main loop lock held.
-    var stateObserver: (@Sendable () -> Void)?
+    var stateObservers: [@Sendable () -> Void] = []
     /// Runs every `configuration.heartbeatMilliseconds` on the main loop thread, while it runs.
     let heartbeat: (@Sendable () -> Void)?
     var heartbeatTimer: OpaquePointer?

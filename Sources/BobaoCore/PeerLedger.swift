@@ -11,6 +11,8 @@ public struct PeerLedger: Sendable {
     public let summaryInterval: Double
     /// Addresses tracked at most; beyond it, refusals from new addresses are counted together.
     public let maximumTrackedAddresses: Int
+    /// Told the code of every refusal and other noted event (`note`), logged or not: the metrics' count.
+    public var refusalTap: (@Sendable (String) -> Void)?
     private var windows: [String: Window] = [:]
     private var untracked = Window(opened: 0)
     private var log: [String] = []
@@ -23,8 +25,9 @@ public struct PeerLedger: Sendable {
 
     public init(
         rateLimiter: RateLimiter, rateLimitLoopback: Bool = false, summaryInterval: Double = 60,
-        maximumTrackedAddresses: Int = 4096
+        maximumTrackedAddresses: Int = 4096, refusalTap: (@Sendable (String) -> Void)? = nil
     ) {
+        self.refusalTap = refusalTap
         self.rateLimiter = rateLimiter
         self.rateLimitLoopback = rateLimitLoopback
         self.summaryInterval = summaryInterval
@@ -48,6 +51,7 @@ public struct PeerLedger: Sendable {
     /// Records an event that is logged once per address per window and counted after that (a connection
     /// closed for idleness, say).
     public mutating func note(code: String, host: String, now: Double, message: () -> String) {
+        refusalTap?(code)
         if windows[host] == nil && windows.count >= maximumTrackedAddresses {
             flushSummaries(now: now)
         }

@@ -26,6 +26,14 @@ public enum WallClock {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
+    /// Sleeps until `deadline` on `monotonicSeconds()`'s clock (at once if it has passed).
+    public static func sleep(untilMonotonic deadline: Double) {
+        guard deadline.isFinite, deadline > monotonicSeconds() else { return }
+        let whole = deadline.rounded(.down)
+        var until = timespec(tv_sec: Int(whole), tv_nsec: Int((deadline - whole) * 1e9))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
+    }
+
     /// `2026-11-30T03:22:09.123+08:00`: local time with its offset from UTC (`Z` when it is UTC).
     public static func localISO8601(milliseconds: Int64 = nowMilliseconds()) -> String {
         var seconds = time_t(milliseconds / 1000)

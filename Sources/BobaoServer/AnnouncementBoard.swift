@@ -61,7 +61,9 @@ public final class AnnouncementBoard: Sendable {
         /// Duplicates of a submission still being stored: answered once it is (or is refused).
         var duplicatesInFlight: [UInt64: [@Sendable (Result<Acceptance, LineProtocol.Refusal>) -> Void]] = [:]
         /// Told of changes to what waits or speaks (AnnouncementBoard+Observing.swift).
-        var observer: (@Sendable () -> Void)?
+        var observers: [@Sendable () -> Void] = []
+        /// Told of each announcement's events (AnnouncementBoard+Activity.swift).
+        var activity: AnnouncementActivity?
     }
 
     /// Where accepted announcements are kept until spoken; nil keeps them in memory only.
@@ -186,8 +188,12 @@ public final class AnnouncementBoard: Sendable {
         _ announcement: Announcement, completion: (Result<Acceptance, LineProtocol.Refusal>) -> Void
     ) {
         completion(.success(Acceptance(number: announcement.id, duplicate: false)))
-        // Its duplicates are answered before it can be spoken, so their watchers miss nothing either.
-        let duplicates = state.withLock { $0.duplicatesInFlight.removeValue(forKey: announcement.id) ?? [] }
+        // Its duplicates are answered before it can be spoken, so their watchers miss nothing either; the
+        // activity feed hears of it before the speaker can take it, so `accepted` comes before `start`.
+        let (duplicates, activity) = state.withLock { state in
+            (state.duplicatesInFlight.removeValue(forKey: announcement.id) ?? [], state.activity)
+        }
+        activity?.accepted(announcement)
         for duplicate in duplicates { duplicate(.success(Acceptance(number: announcement.id, duplicate: true))) }
         let (dropped, cutIn) = state.withLock { state -> ([Announcement], (UInt64, @Sendable (UInt64, Interruption) -> Void)?) in
             state.inFlight.remove(announcement.id)
@@ -270,12 +276,12 @@ public final class AnnouncementBoard: Sendable {
 
     /// The speaker begins to say `announcement` (again, after an interruption).
     public func started(_ announcement: Announcement) {
-        emit(.start, for: announcement.id)
+        emit(.start, for: announcement)
     }
 
     /// The announcement's turn came but the output cannot play it yet (`reason` says why); it waits.
     public func waiting(_ announcement: Announcement, reason: String) {
-        emit(.waiting(reason: reason), for: announcement.id)
+        emit(.waiting(reason: reason), for: announcement)
     }
 
     /// Puts an announcement back at the front of its lane: it was cut (by an urgent one, when `interrupted`,
@@ -283,19 +289,20 @@ public final class AnnouncementBoard: Sendable {
     /// it meanwhile: then it ends `cancelled` instead, and this returns false.
     @discardableResult
     public func requeueFirst(_ announcement: Announcement, interrupted: Bool = false) -> Bool {
-        let cancelled = state.withLock { state -> String? in
-            if state.speaking?.id == announcement.id, let reason = state.speakingCancelled { return reason }
+        let (cancelled, activity) = state.withLock { state -> (String?, AnnouncementActivity?) in
+            if state.speaking?.id == announcement.id, let reason = state.speakingCancelled { return (reason, nil) }
             state.queue.requeueFirst(announcement)
             if state.speaking?.id == announcement.id { state.speaking = nil }
             if interrupted { state.counters["interrupted", default: 0] += 1 }
-            return nil
+            return (nil, state.activity)
         }
         if let cancelled {
             log("stopped #\(announcement.id) (\(cancelled))")
             finish(announcement, .cancelled(reason: cancelled))
             return false
         }
-        if interrupted { emit(.interrupted, for: announcement.id) }
+        // Told before the speaker is woken, so it hears of this before the announcement's next `start`.
+        if interrupted { emit(.interrupted, for: announcement) } else { activity?.requeued(announcement) }
         wakeSpeaker.signal()
         changed()
         return true
@@ -308,13 +315,14 @@ public final class AnnouncementBoard: Sendable {
     public func finish(_ announcement: Announcement, _ outcome: AnnouncementEvent) {
         let key = announcement.options.clientID
         writer?.submit(.remove(announcement.id, settling: key.map { ($0, outcome.name) }) { _ in })
-        let watchers = state.withLock { state in
+        let (watchers, activity) = state.withLock { state in
             if state.speaking?.id == announcement.id { state.speaking = nil }
             state.counters[outcome.name, default: 0] += 1
             if let key { state.keys.settle(key, number: announcement.id, outcome: outcome) }
             if case .failed(let reason) = outcome { state.lastError = (reason, WallClock.nowMilliseconds()) }
-            return state.watchers.removeValue(forKey: announcement.id) ?? []
+            return (state.watchers.removeValue(forKey: announcement.id) ?? [], state.activity)
         }
+        activity?.record(outcome, for: announcement)
         for watcher in watchers { watcher(outcome) }
         changed()
     }
@@ -324,8 +332,10 @@ public final class AnnouncementBoard: Sendable {
         finish(announcement, .done)
     }
 
-    private func emit(_ event: AnnouncementEvent, for number: UInt64) {
-        let watchers = state.withLock { $0.watchers[number] ?? [] }
+    /// Tells the activity feed, then the message's watchers, of an event before its outcome.
+    private func emit(_ event: AnnouncementEvent, for announcement: Announcement) {
+        let (watchers, activity) = state.withLock { ($0.watchers[announcement.id] ?? [], $0.activity) }
+        activity?.record(event, for: announcement)
         for watcher in watchers { watcher(event) }
     }
 

@@ -5,6 +5,11 @@ import Glibc
 
 /// Taking new connections: admission (address, connection limit), and a back-off when descriptors run out.
 extension LineListener {
+    /// What `connectionChanged` is told.
+    public enum ConnectionChange: Sendable, Equatable {
+        case opened, closed
+    }
+
     func acceptReady() {
         for _ in 0..<64 {  // the rest next round: accepting must not starve the connections
             switch listenSocket.accept() {
@@ -20,6 +25,7 @@ extension LineListener {
     func admit(_ descriptor: consuming FileDescriptor, from address: SocketAddress) {
         let now = WallClock.monotonicSeconds()
         let host = address.host
+        connectionChanged(.opened)
         let refusal: LineProtocol.Refusal? = !admits(host) ? .forbidden
             : connections.count - lingering >= limits.maximumConnections ? .busy(limit: limits.maximumConnections) : nil
         if let refusal {
@@ -30,15 +36,16 @@ extension LineListener {
             guard lingering < limits.maximumConnections else {
                 let reply = LineProtocol.error(refusal)
                 _ = reply.withCString { send(descriptor.rawValue, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                connectionChanged(.closed)
                 return  // `descriptor` closes it
             }
-            guard let connection = register(descriptor, from: address, now: now) else { return }
+            guard let connection = register(descriptor, from: address, now: now) else { return connectionChanged(.closed) }
             connection.reply(LineProtocol.error(refusal))
             connection.finalReplyQueued = true
             flush(connection)
             return
         }
-        register(descriptor, from: address, now: now)
+        if register(descriptor, from: address, now: now) == nil { connectionChanged(.closed) }
     }
 
     @discardableResult

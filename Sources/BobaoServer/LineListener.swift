@@ -28,6 +28,8 @@ public final class LineListener: @unchecked Sendable {
     private let submit: Submit
     private let perform: Perform
     private let log: (String) -> Void
+    /// Told of each connection accepted and closed (the metrics' count).
+    let connectionChanged: (ConnectionChange) -> Void
     var ledger: PeerLedger
     var connections: [UInt64: Connection] = [:]
     /// Connections past their final reply, waiting a moment for the client to close: they no longer count
@@ -47,12 +49,15 @@ public final class LineListener: @unchecked Sendable {
     ///   - admits: whether a peer address may connect at all; others get `ERR forbidden` and are closed.
     ///   - submit: called on the listener thread for each announcement a session accepts.
     ///   - log: called on the listener thread.
+    ///   - connectionChanged: called on the listener thread for each connection accepted (refused ones too:
+    ///     they are told why before they close) and for each closed.
     public init(
         address: ListenAddress, limits: Limits = Limits(), session: LineSession.Configuration = .init(),
         ledger: PeerLedger, admits: @escaping (String) -> Bool = { _ in true },
         submit: @escaping Submit,
         perform: @escaping Perform = { _, _, reply in reply("ERR bad-field cmd commands are not served here\n") },
-        log: @escaping (String) -> Void = { _ in }
+        log: @escaping (String) -> Void = { _ in },
+        connectionChanged: @escaping (ConnectionChange) -> Void = { _ in }
     ) throws {
         listenSocket = try ListeningSocket(address)
         boundAddress = listenSocket.boundAddress
@@ -65,6 +70,7 @@ public final class LineListener: @unchecked Sendable {
         self.submit = submit
         self.perform = perform
         self.log = log
+        self.connectionChanged = connectionChanged
         readBuffer = .allocate(byteCount: limits.readBudget, alignment: 8)
         try poll.add(listenSocket.descriptor.rawValue, tag: 0, events: EPOLLIN.rawValue)
         try poll.add(inbox.fd, tag: 1, events: EPOLLIN.rawValue)
@@ -347,5 +353,6 @@ public final class LineListener: @unchecked Sendable {
     private func drop(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.serial) != nil else { return }  // its descriptor closes with it
         if connection.lingerUntil != nil { lingering -= 1 }
+        connectionChanged(.closed)
     }
 }

@@ -92,7 +92,7 @@ public final class ServiceNotifier: Sendable {
     private func publishChanges() {
         while true {
             wake.wait()
-            Self.sleep(until: pending.withLock { $0.lastSentAt } + statusInterval)
+            WallClock.sleep(untilMonotonic: pending.withLock { $0.lastSentAt } + statusInterval)
             // Cleared before the state is read: a change from now on wakes the thread again.
             let (status, stopping) = pending.withLock { pending in
                 pending.changed = false
@@ -122,13 +122,5 @@ public final class ServiceNotifier: Sendable {
 
     private func send(_ message: String) {
         _ = sd_notify(0, message)
-    }
-
-    /// Sleeps until `deadline` on `WallClock.monotonicSeconds()`'s clock (at once if it has passed).
-    private static func sleep(until deadline: Double) {
-        guard deadline.isFinite, deadline > WallClock.monotonicSeconds() else { return }
-        let whole = deadline.rounded(.down)
-        var until = timespec(tv_sec: Int(whole), tv_nsec: Int((deadline - whole) * 1e9))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
     }
 }

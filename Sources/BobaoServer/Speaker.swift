@@ -152,8 +152,9 @@ public final class Speaker: Sendable {
         let started = WallClock.monotonicSeconds()
         let outcome: SynthesisOutcome
         do {
+            let activity = board.activity  // its onset: the first samples written since `started`
             outcome = try say(spoken, parameters: parameters, repeats: options.repeatCount, chime: chimeSamples,
-                              progress: progress, utterance: utterance)
+                              progress: progress, utterance: utterance) { activity?.firstSamplesWritten(announcement) }
         } catch {
             log(LogPriority.error + "could not speak #\(announcement.id): \(error)")
             if !progress.ended { output.endUtterance(utterance) }
@@ -208,17 +209,23 @@ public final class Speaker: Sendable {
 
     /// The chime, then the text `repeats` times with a pause between, into one utterance; the synthesizer's
     /// end-of-message callback for the last repetition (or for a cancelled one) ends the utterance.
+    /// `firstSamples` runs once the first samples are written.
     private func say(
         _ text: String, parameters: SpeechParameters, repeats: Int, chime: [Int16]?, progress: UtteranceProgress,
-        utterance: Utterance
+        utterance: Utterance, firstSamples: @escaping @Sendable () -> Void
     ) throws(SpeechError) -> SynthesisOutcome {
         let output = self.output, synthesizer = self.synthesizer
         @Sendable func play(_ samples: UnsafeBufferPointer<Int16>) {
             let allowed = progress.spend(samples.count)
-            if allowed > 0, !output.write(UnsafeBufferPointer(rebasing: samples[..<allowed]), for: utterance) {
-                progress.markLost()
-                synthesizer.cancel()  // the output cut the utterance
-            } else if allowed < samples.count, progress.cutNow() {
+            if allowed > 0 {
+                guard output.write(UnsafeBufferPointer(rebasing: samples[..<allowed]), for: utterance) else {
+                    progress.markLost()
+                    synthesizer.cancel()  // the output cut the utterance
+                    return
+                }
+                if progress.firstWritten() { firstSamples() }
+            }
+            if allowed < samples.count, progress.cutNow() {
                 synthesizer.cancel()  // max_speech
             }
         }
@@ -309,6 +316,7 @@ public final class Speaker: Sendable {
 private final class UtteranceProgress: Sendable {
     private struct State {
         var remaining: Int
+        var written = false
         var cut = false
         var lost = false
         var ended = false
@@ -334,6 +342,14 @@ private final class UtteranceProgress: Sendable {
         state.withLock { state in
             defer { state.cut = true }
             return !state.cut
+        }
+    }
+
+    /// Marks samples written; true the first time only (the onset).
+    func firstWritten() -> Bool {
+        state.withLock { state in
+            defer { state.written = true }
+            return !state.written
         }
     }
 
