@@ -6,7 +6,8 @@ import BobaoPlatform
 extension AnnouncementServer {
     static func makeHTTPServer(
         _ address: ListenAddress, configuration: ServerConfiguration, requests: ClientRequests, board: AnnouncementBoard,
-        output: any AudioOutput, volume: StreamVolume, log: EventLog
+        output: any AudioOutput, volume: StreamVolume, activity: AnnouncementActivity, metrics: ServerMetrics,
+        startedAt: Double, log: EventLog
     ) throws -> HTTPServer {
         var settings = HTTPServer.Settings(address: address)
         settings.maximumBodyBytes = configuration.maximumLineBytes
@@ -17,22 +18,17 @@ extension AnnouncementServer {
         settings.linesPerSecondPerPeer = configuration.linesPerSecondPerPeer
         settings.burstPerPeer = configuration.burstPerPeer
         settings.rateLimitLoopback = configuration.rateLimitLoopback
-        let startedAt = WallClock.monotonicSeconds()
-        let status: @Sendable () -> String = {
-            let line = StatusReport.line(
-                uptimeSeconds: WallClock.monotonicSeconds() - startedAt, output: output.status, volume: volume.percent,
-                board: board.snapshot)
-            return line.hasSuffix("\n") ? String(line.dropLast()) : line
-        }
         let services = HTTPServer.Services(
-            submit: requests.submit, perform: requests.perform, status: status, sound: { output.status },
-            announcements: { "{\"announcements\":[]}\n" },
-            metrics: { "# TYPE bobao_build_info gauge\nbobao_build_info{version=\"\(BobaoVersion.current)\"} 1\n" },
-            subscribe: { send in
-                send("event: status\ndata: \(status())\n\n")
-                return 0
+            submit: requests.submit, perform: requests.perform, sound: { output.status },
+            announcements: { activity.recentJSON() },
+            metrics: {
+                metrics.render(output: output.status, board: board.snapshot, uptimeSeconds: WallClock.monotonicSeconds() - startedAt)
             },
-            unsubscribe: { _ in })
+            subscribe: { send in activity.subscribe { send($0.serverSentEvent) } },
+            unsubscribe: { activity.unsubscribe($0) },
+            connectionOpened: { metrics.connectionOpened(protocol: "http") },
+            connectionClosed: { metrics.connectionClosed(protocol: "http") },
+            refused: { metrics.refused(code: $0) })
         return try HTTPServer(settings: settings, services: services, log: { log($0) })
     }
 }

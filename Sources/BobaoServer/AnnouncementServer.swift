@@ -16,6 +16,10 @@ public final class AnnouncementServer: Sendable {
     private let volume: StreamVolume
     private let log: EventLog
     private let notifier: ServiceNotifier?
+    /// What happened to the last announcements, for the console and `/events`; counts for `/metrics`.
+    let activity: AnnouncementActivity
+    let metrics: ServerMetrics
+    let startedAt = WallClock.monotonicSeconds()
 
     /// Binds the listening socket (so a bad address fails here, before anything else starts).
     /// - Parameter notifier: systemd's notification socket, if the service has one (see `ServiceNotifier`):
@@ -36,6 +40,9 @@ public final class AnnouncementServer: Sendable {
         let savedVolume = try spool?.streamVolume()
         board = try AnnouncementBoard(
             capacity: configuration.queueCapacity, ttlSeconds: configuration.ttlSeconds, spool: spool, log: { log($0) })
+        metrics = ServerMetrics()
+        activity = AnnouncementActivity(metrics: metrics)
+        board.setActivity(activity)
         if let spool, board.count > 0 {
             log("restored \(board.count) announcement(s) from the spool \(spool.path); speaking them first, in order")
         }
@@ -56,21 +63,24 @@ public final class AnnouncementServer: Sendable {
             board: board, synthesizer: synthesizer, output: player, parameters: configuration.speech,
             maximumSpeechSeconds: configuration.maximumSpeechSeconds, chime: configuration.chime,
             speechActivity: { ducker?.speechActivity($0) }, log: log)
-        let requests = ClientRequests(board: board, output: player, volume: volume, log: log)
+        let requests = ClientRequests(
+            board: board, output: player, volume: volume, startedAt: startedAt, log: log,
+            volumeChanged: { [activity] in activity.statusMayHaveChanged() })
         if let address = configuration.http {
-            http = try Self.makeHTTPServer(address, configuration: configuration, requests: requests, board: board,
-                                           output: player, volume: volume, log: log)
+            http = try Self.makeHTTPServer(
+                address, configuration: configuration, requests: requests, board: board, output: player, volume: volume,
+                activity: activity, metrics: metrics, startedAt: startedAt, log: log)
         } else {
             http = nil
         }
         listener = try Self.makeListener(
-            configuration: configuration, requests: requests, httpAddress: http?.boundAddress, board: board, log: log)
+            configuration: configuration, requests: requests, httpAddress: http?.boundAddress, metrics: metrics, log: log)
     }
 
     /// The line port: sessions configured from the server's settings, announcements submitted to the board,
     /// commands carried out on it.
     private static func makeListener(
-        configuration: ServerConfiguration, requests: ClientRequests, httpAddress: String?, board: AnnouncementBoard,
+        configuration: ServerConfiguration, requests: ClientRequests, httpAddress: String?, metrics: ServerMetrics,
         log: EventLog
     ) throws -> LineListener {
         var limits = LineListener.Limits()
@@ -87,13 +97,16 @@ public final class AnnouncementServer: Sendable {
         }
         let ledger = PeerLedger(
             rateLimiter: RateLimiter(perSecond: configuration.linesPerSecondPerPeer, burst: configuration.burstPerPeer),
-            rateLimitLoopback: configuration.rateLimitLoopback)
+            rateLimitLoopback: configuration.rateLimitLoopback, refusalTap: { metrics.refused(code: $0) })
         let access = configuration.access
         return try LineListener(
             address: configuration.listen, limits: limits, session: session, ledger: ledger,
             admits: { access.admits($0) },
             submit: requests.submit, perform: requests.perform,
-            log: { log($0) })
+            log: { log($0) },
+            connectionChanged: { change in
+                if change == .opened { metrics.connectionOpened(protocol: "line") } else { metrics.connectionClosed(protocol: "line") }
+            })
     }
 
     /// Refuses to listen beyond loopback without `--token` or `--allow`, a host name counting by every address
@@ -114,6 +127,14 @@ public final class AnnouncementServer: Sendable {
     /// Starts the pipeline, then tells systemd (if it listens) that the server is ready.
     public func start() {
         if let notifier { observe(for: notifier) }
+        if http != nil {
+            // The console's live status: the player's changes (the board's reach the feed by itself).
+            player.addStateObserver { [activity] in activity.statusMayHaveChanged() }
+            activity.setStatusSource { [player, volume, board, startedAt] in
+                StatusReport.line(uptimeSeconds: WallClock.monotonicSeconds() - startedAt, output: player.status,
+                                  volume: volume.percent, board: board.snapshot)
+            }
+        }
         ducker?.start()
         player.start()
         speaker.start()
@@ -161,6 +182,7 @@ public final class AnnouncementServer: Sendable {
         }
         player.stop()
         ducker?.stop()  // the other streams' volumes back before the process exits
+        activity.stop()
         board.sync()  // the last spoken announcement leaves the spool before the process does
     }
 }

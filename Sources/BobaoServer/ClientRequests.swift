@@ -9,7 +9,11 @@ struct ClientRequests: Sendable {
     let submit: LineListener.Submit
     let perform: LineListener.Perform
 
-    init(board: AnnouncementBoard, output: any AudioOutput, volume: StreamVolume, log: EventLog) {
+    /// - Parameter volumeChanged: after a client set the volume (the console shows it).
+    init(
+        board: AnnouncementBoard, output: any AudioOutput, volume: StreamVolume, startedAt: Double, log: EventLog,
+        volumeChanged: @escaping @Sendable () -> Void = {}
+    ) {
         submit = { submission, peer, reply in
             board.submit(submission) { outcome in
                 let acceptance: AnnouncementBoard.Acceptance
@@ -31,7 +35,6 @@ struct ClientRequests: Sendable {
                 if !watching { reply(.unwatched) }
         }
         }
-        let startedAt = WallClock.monotonicSeconds()
         perform = { command, peer, reply in
             switch command {
             case .status:
@@ -45,7 +48,10 @@ struct ClientRequests: Sendable {
                 // After what was acknowledged before it is queued, so it clears that too.
                 board.afterPendingSubmissions { reply(board.clear()) }
             case .volume(let percent?):
-                volume.set(percent, by: peer, reply: reply)
+                volume.set(percent, by: peer) { text in
+                    reply(text)
+                    volumeChanged()
+                }
             case .volume(nil):
                 // Behind a volume set before it, which is stored first.
                 board.afterPendingSubmissions { reply(volume.report()) }

@@ -34,8 +34,6 @@ public final class HTTPServer: Sendable {
     public struct Services: Sendable {
         var submit: LineListener.Submit
         var perform: LineListener.Perform
-        /// The status JSON object (one line).
-        var status: @Sendable () -> String
         /// The sound server's state and why it cannot play, if it cannot.
         var sound: @Sendable () -> OutputStatus
         /// `{"announcements": […]}`.
@@ -48,6 +46,7 @@ public final class HTTPServer: Sendable {
         /// Counts connections and refusals (metrics).
         var connectionOpened: @Sendable () -> Void = {}
         var connectionClosed: @Sendable () -> Void = {}
+        var refused: @Sendable (String) -> Void = { _ in }
     }
 
     public let boundAddress: String
@@ -84,7 +83,7 @@ public final class HTTPServer: Sendable {
         checksHost = settings.access.token == nil && hosts.allSatisfy(AddressRange.isLoopback)
         ledger = Mutex(PeerLedger(
             rateLimiter: RateLimiter(perSecond: settings.linesPerSecondPerPeer, burst: settings.burstPerPeer),
-            rateLimitLoopback: settings.rateLimitLoopback))
+            rateLimitLoopback: settings.rateLimitLoopback, refusalTap: services.refused))
     }
 
     /// Starts libmicrohttpd's thread.

@@ -209,7 +209,7 @@ public final class Speaker: Sendable {
 
     /// The chime, then the text `repeats` times with a pause between, into one utterance; the synthesizer's
     /// end-of-message callback for the last repetition (or for a cancelled one) ends the utterance.
-    /// `firstSamples` runs once the first samples are written.
+    /// `firstSamples` runs once, as the first samples are handed to the output.
     private func say(
         _ text: String, parameters: SpeechParameters, repeats: Int, chime: [Int16]?, progress: UtteranceProgress,
         utterance: Utterance, firstSamples: @escaping @Sendable () -> Void
@@ -218,12 +218,13 @@ public final class Speaker: Sendable {
         @Sendable func play(_ samples: UnsafeBufferPointer<Int16>) {
             let allowed = progress.spend(samples.count)
             if allowed > 0 {
+                // The onset: the first samples are ready (a write may then wait for room behind the --gap).
+                if progress.firstWritten() { firstSamples() }
                 guard output.write(UnsafeBufferPointer(rebasing: samples[..<allowed]), for: utterance) else {
                     progress.markLost()
                     synthesizer.cancel()  // the output cut the utterance
                     return
                 }
-                if progress.firstWritten() { firstSamples() }
             }
             if allowed < samples.count, progress.cutNow() {
                 synthesizer.cancel()  // max_speech

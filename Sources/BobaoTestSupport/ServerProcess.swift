@@ -10,6 +10,8 @@ public final class ServerProcess: @unchecked Sendable {
     private let output = ServerOutput()
     public let host = "127.0.0.1"
     public let port: UInt16
+    /// The HTTP port, when the arguments asked for one (`--http 127.0.0.1:0`).
+    public let httpPort: UInt16?
 
     /// - Parameter launcher: a program and its arguments that run the server (`prlimit --nofile=64 --`),
     ///   or none.
@@ -32,8 +34,10 @@ public final class ServerProcess: @unchecked Sendable {
         }.start()
         output.collect(process.standardOutput!) { $0.stdout += $1 }
         output.collect(process.standardError!) { $0.log += $1 }
-        let listening = output.waitFor(timeout: 30) { $0.stdout.contains("\n") || $0.exited }
-        let firstLine = output.read { $0.stdout.split(separator: "\n").first.map(String.init) } ?? ""
+        let lines = arguments.contains("--http") ? 2 : 1
+        let listening = output.waitFor(timeout: 30) { $0.stdout.filter { $0 == "\n" }.count >= lines || $0.exited }
+        let printed = output.read { $0.stdout.split(separator: "\n").map(String.init) }
+        let firstLine = printed.first ?? ""
         guard listening, firstLine.hasPrefix("listening on "), let colon = firstLine.lastIndex(of: ":"),
               let port = UInt16(firstLine[firstLine.index(after: colon)...]) else {
             process.signal(SIGKILL)
@@ -41,7 +45,12 @@ public final class ServerProcess: @unchecked Sendable {
                 status: -1, stdout: Data(firstLine.utf8), stderr: output.read { $0.log }))
         }
         self.port = port
+        httpPort = printed.dropFirst().first { $0.hasPrefix("http on ") }
+            .flatMap { line in line.lastIndex(of: ":").flatMap { UInt16(line[line.index(after: $0)...]) } }
     }
+
+    /// `127.0.0.1:PORT` of the HTTP server.
+    public var httpAddress: String? { httpPort.map { "\(host):\($0)" } }
 
     /// Waits, waking on every log write, until `predicate` holds for the log or `timeout` passes.
     @discardableResult
