@@ -16,6 +16,7 @@ packages=(
     espeak-ng                        # the CLI: reference for tests and benchmarks only
     libpulse-dev                     # the player (libpulse's native protocol)
     libsystemd-dev                   # sd_notify: readiness and the watchdog under systemd
+    libmicrohttpd-dev                # the HTTP server (--http)
     pulseaudio pulseaudio-utils      # a sound server and pactl/parec for tests and headless boxes
     sox                              # soxi, for checking rendered files
     netcat-openbsd                   # nc, as users send text
@@ -23,11 +24,12 @@ packages=(
     speech-dispatcher speech-dispatcher-espeak-ng  # the latency benchmark's peer
     dpkg-dev lintian                 # scripts/package-deb.sh (dpkg-shlibdeps) and its test (lintian)
     systemd                          # systemd-analyze verify, for the package's units
-    prometheus                       # promtool check metrics, for MetricsTests (it also starts a Prometheus on :9090)
+    prometheus                       # promtool check metrics, for MetricsTests (its daemon is kept from starting: below)
 )
 if [ "${1:-}" = --run ]; then
     packages=(
         pkg-config libespeak-ng-dev espeak-ng-data libsqlite3-dev libcjson-dev libpulse-dev libsystemd-dev
+        libmicrohttpd-dev
         pulseaudio-utils  # pactl: which sound server answers, and its sinks
     )
     if ! dpkg-query -W -f='${Status}' pipewire-pulse 2>/dev/null | grep -q "install ok installed"; then
@@ -52,4 +54,19 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 echo "install-deps: installing ${missing[*]}" >&2
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# Only promtool is wanted from the prometheus package: its daemon (which would listen on :9090 from now on)
+# is kept from starting while it installs, and from starting at boot.
+policy=/usr/sbin/policy-rc.d
+made_policy=""
+if [[ " ${missing[*]} " == *" prometheus "* ]] && [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# scripts/install-deps.sh: no daemon starts while it installs packages\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    made_policy=yes
+fi
+status=0
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || status=$?
+if [ -n "$made_policy" ]; then
+    $sudo rm -f "$policy"
+    $sudo systemctl disable prometheus >/dev/null 2>&1 || true
+fi
+exit "$status"
