@@ -74,6 +74,7 @@ let package = Package(
         .target(name: "BobaoFuzzDriver", dependencies: ["BobaoPlatform", "CFuzzer"]),
         .executableTarget(name: "FuzzLineProtocol", dependencies: ["BobaoCore", "BobaoFuzzDriver"]),
         .executableTarget(name: "FuzzNormalizer", dependencies: ["BobaoCore", "BobaoFuzzDriver"]),
+        .executableTarget(name: "FuzzHTTPRequest", dependencies: ["BobaoCore", "BobaoFuzzDriver"]),
 
         // MARK: Tests.
         /// Helpers the integration tests share: a private PulseAudio, monitor recording, loudness.

@@ -59,7 +59,8 @@ public enum HTTPAnnouncement {
         case _ where body.isEmpty:
             members = []
         case "text/plain":
-            guard let text = type.text(body) else { return .failure(type.charsetFailure) }
+            guard var text = type.text(body) else { return .failure(type.charsetFailure) }
+            text = text.replacingCRLF()  // one space for a line break, as for a lone LF
             let value: JSONValue = plainField == "text" ? .string(text) : FormFields.typed(plainField, text.trimmingWhitespace())
             members = [JSONValue.Member(name: plainField, value: value)]
         case "application/x-www-form-urlencoded":
@@ -171,5 +172,21 @@ public enum Charset {
         }
         guard let written else { return nil }
         return Array(output.prefix(written))
+    }
+}
+
+extension String {
+    /// CR LF pairs as LF.
+    func replacingCRLF() -> String {
+        guard contains("\r\n") else { return self }
+        var out = String.UnicodeScalarView()
+        var pendingCR = false
+        for scalar in unicodeScalars {
+            if pendingCR && scalar != "\n" { out.append("\r") }
+            pendingCR = scalar == "\r"
+            if !pendingCR { out.append(scalar) }
+        }
+        if pendingCR { out.append("\r") }
+        return String(out)
     }
 }
