@@ -134,3 +134,38 @@ extension SoundSuites {
         }
     }
 }
+
+extension SoundSuites {
+    /// README's curl examples, run as written against a real server: every route answers without an error.
+    @Suite(.serialized, .timeLimit(.minutes(2)))
+    struct HTTPReadmeExampleTests {
+        @Test func theCurlExamplesWork() throws {
+            let sound = try TestSoundServer.shared()
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+            let section = try #require(readme.components(separatedBy: "#### curl, route by route").dropFirst().first)
+            let block = try #require(section.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "```").first)
+            let commands = block.split(separator: "\n").map(String.init).filter { $0.hasPrefix("curl ") }
+            #expect(commands.count >= 15, "\(commands)")
+            let server = try ServerProcess(arguments: ["--http", "127.0.0.1:0"], pulseServer: sound.address)
+            let port = try #require(server.httpPort)
+            #expect(server.waitForLog("keep-alive stream open"))
+            var routes: Set<String> = []
+            for command in commands {
+                // As written, but failing on an HTTP error; /events stays open, so it is given 2 s.
+                let script = "B=http://127.0.0.1:\(port)\ncurl() { command curl --fail-with-body -m \(command.contains("/events") ? 2 : 30) \"$@\"; }\n"
+                    + command
+                let result = try runProgram("/bin/bash", ["-c", script])
+                let timedOut = result.status == 28 && command.contains("/events")
+                #expect(result.status == 0 || timedOut, "\(command): \(result.status) \(result.stdoutText) \(result.stderr)")
+                if let path = command.range(of: #"\$B/[a-z]*"#, options: .regularExpression) {
+                    routes.insert(String(command[path].dropFirst(2)))
+                }
+            }
+            let all = ["/announce", "/status", "/announcements", "/cancel", "/skip", "/clear", "/volume", "/events", "/metrics", "/healthz"]
+            #expect(routes.isSuperset(of: all), "README has curl for every route: \(routes)")
+            #expect(server.stop() == 0)
+        }
+    }
+}
