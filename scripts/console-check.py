@@ -5,10 +5,11 @@
                              [--timeout SECONDS] [--chromium PROGRAM]
 
 Opens URL, waits for the live connection (/events), types TEXT into the form and taps 播报, waits until
-the announcement's row in the list shows its outcome, saves screenshots (desktop 1280x900, then a phone
-412x900) and prints one JSON object:
+the announcement's row in the list shows its outcome, taps 跳过当前 and sets the volume slider, saves
+screenshots (desktop 1280x900, then a phone 412x900) and prints one JSON object:
   {"ok": bool, "errors": [console errors, exceptions, error log entries], "number": N, "state": "done",
-   "row": {"text", "badge", "onset"}, "connection": "...", "screenshots": [...], "failure": null|"..."}
+   "row": {"text", "badge", "onset"}, "connection": "...", "skip": reply, "volume": "reply | slider label",
+   "screenshots": [...], "failure": null|"..."}
 Exit status 0 when ok (no errors and the row reached "done"), 1 when not, 2 when Chromium could not be run.
 Uses Debian's python3-websockets (the system python3, hence the shebang); `chromium` from PATH.
 """
@@ -71,7 +72,7 @@ class Browser:
         self.session = None
 
     async def connect(self):
-        self.socket = await websockets.connect(self.endpoint, max_size=None, ping_interval=None)
+        self.socket = await websockets.connect(self.endpoint, max_size=None, ping_interval=None, close_timeout=2)
         self.reader = asyncio.ensure_future(self.read())
         target = await self.send("Target.createTarget", {"url": "about:blank"}, browser=True)
         attached = await self.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}, browser=True)
@@ -210,6 +211,18 @@ async def check(browser, options, summary):
         " return {text: q('.text'), badge: q('.badge'), onset: q('.onset'), elements: r.querySelectorAll('*').length}; })()" % row)
     summary["speaking_after"] = await browser.evaluate("document.querySelector('#speaking').textContent")
 
+    # The controls, with nothing left to speak: skip (its reply), and the volume slider set to 100 (the
+    # level a stream starts at, so the sound server remembers nothing new), which the next status event shows.
+    await browser.click("#skip")
+    summary["skip"] = await browser.wait_for("document.querySelector('#ctl-msg').textContent", options.timeout, "skip's reply")
+    # No input event, so only a status event can turn the label from 系统默认 to 100%.
+    await browser.evaluate("(() => { const v = document.querySelector('#volume'); v.value = 100;"
+                           " v.dispatchEvent(new Event('change')); })()")
+    summary["volume"] = await browser.wait_for(
+        "(() => { const m = document.querySelector('#vol-msg').textContent, l = document.querySelector('#volume-out');"
+        " return m && l.textContent === '100%' && m + ' | ' + l.textContent; })()", options.timeout,
+        "the volume's reply and the status event after it")
+
     await browser.screenshot(options.screenshot)
     summary["screenshots"].append(options.screenshot)
     if options.phone_screenshot:
@@ -232,6 +245,9 @@ async def check_and_show(browser, options, summary):
             except Exception:  # noqa: BLE001 - the first failure is the one to report
                 pass
         raise
+    finally:
+        if getattr(browser, "socket", None):
+            await browser.socket.close()  # else asyncio.run's clean-up waits out the socket's close timeout
 
 
 def main():

@@ -86,16 +86,16 @@ footer{text-align:center;color:var(--mute);font-size:.8rem;padding:0 1rem 1.5rem
 <div class="buttons"><button type="button" id="skip">跳过当前</button><button type="button" id="clear" class="danger">清空队列</button></div>
 <p id="ctl-msg" class="msg" aria-live="polite"></p>
 </section>
+<section id="history">
+<h2>最近 50 条播报</h2>
+<ol id="list"><li class="empty">还没有播报</li></ol>
+</section>
 <section id="sound-card">
 <h2>声音</h2>
 <dl><dt>状态</dt><dd id="sound-state">–</dd><dt>输出设备</dt><dd id="sound-sink">–</dd><dt>原因</dt><dd id="sound-reason">–</dd><dt>最近错误</dt><dd id="last-error">–</dd></dl>
 <label for="volume">音量 <output id="volume-out">–</output></label>
 <input id="volume" type="range" min="0" max="100" step="1" value="100">
 <p id="vol-msg" class="msg" aria-live="polite"></p>
-</section>
-<section id="history">
-<h2>最近 50 条播报</h2>
-<ol id="list"><li class="empty">还没有播报</li></ol>
 </section>
 <section id="settings">
 <details id="token-box"><summary>访问令牌</summary>

@@ -46,12 +46,14 @@ extension SoundSuites {
             var state: String?
             var row: Row?
             var connection: String?
+            var skip: String?
+            var volume: String?
             var screenshots: [String]
             var failure: String?
             var phoneOverflow: Bool?
 
             enum CodingKeys: String, CodingKey {
-                case ok, errors, number, state, row, connection, screenshots, failure
+                case ok, errors, number, state, row, connection, skip, volume, screenshots, failure
                 case phoneOverflow = "phone_overflow"
             }
         }
@@ -68,7 +70,7 @@ extension SoundSuites {
             let server = try ServerProcess(
                 arguments: ["--http", "127.0.0.1:0", "--token", token, "--no-spool"], pulseServer: sound.address)
             #expect(server.waitForLog("keep-alive stream open"))
-            let url = try #require(server.consoleURL, "no HTTP address in the log:\n\(server.log)")
+            let url = "http://\(try #require(server.httpAddress, "no http line from serve"))/"
 
             let artifacts = ConsoleBrowser.repository.appendingPathComponent(".build/test-artifacts")
             let screenshot = artifacts.appendingPathComponent("console.png").path
@@ -88,6 +90,8 @@ extension SoundSuites {
             #expect(summary.row?.text == sentence, "the list shows the text as sent: \(context)")
             #expect(summary.row?.badge?.contains("done") == true)
             #expect(summary.row?.onset?.hasPrefix("起播 ") == true, "the onset latency is shown: \(context)")
+            #expect(summary.skip == "nothing is speaking", "POST /skip's reply shown: \(context)")
+            #expect(summary.volume == "音量已设为 100% | 100%", "PUT /volume's reply, and the status event after it: \(context)")
             #expect(summary.phoneOverflow == false, "at 412 px the page scrolls sideways")
             #expect(run.status == 0 && summary.ok, "\(context)")
             #expect(FileManager.default.fileExists(atPath: screenshot))
@@ -111,14 +115,5 @@ extension SoundSuites {
             }
             return recorder.analysis.soundingDuration()
         }
-    }
-}
-
-extension ServerProcess {
-    /// The console's address, from the line `serving HTTP on http://HOST:PORT/ …` of the log.
-    var consoleURL: String? {
-        guard let range = log.range(of: "serving HTTP on http://") else { return nil }
-        let rest = log[range.upperBound...].prefix { $0 != "/" && $0 != " " && $0 != "\n" }
-        return "http://\(rest)/"
     }
 }
