@@ -19,6 +19,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -56,16 +57,18 @@ class Browser:
             ready.set()  # exited
         threading.Thread(target=read_stderr, daemon=True).start()
         if not ready.wait(30) or not announced:
+            self.close()  # a browser that never listened must not outlive this script
             raise RuntimeError("chromium did not start: " + " | ".join(self.log[-10:]))
         # The port it chose (port 0) and the browser's endpoint: the line it prints once listening, which
         # it writes to DevToolsActivePort in the profile folder only a moment later.
         self.endpoint = announced[0]
         port_file = os.path.join(self.profile, "DevToolsActivePort")
+        lines = []
         if os.path.exists(port_file):
             with open(port_file) as file:
                 lines = file.read().split("\n")
-            if len(lines) >= 2 and lines[0].strip().isdigit() and lines[1].startswith("/"):  # not half written
-                self.endpoint = "ws://127.0.0.1:%s%s" % (lines[0].strip(), lines[1].strip())
+        if len(lines) >= 2 and lines[0].strip().isdigit() and lines[1].startswith("/"):  # not half written
+            self.endpoint = "ws://127.0.0.1:%s%s" % (lines[0].strip(), lines[1].strip())
         self.pending = {}
         self.listeners = []
         self.next_id = 0
@@ -267,6 +270,8 @@ def main():
         summary["failure"] = "no %s on PATH (Debian: apt-get install chromium)" % options.chromium
         print(json.dumps(summary, ensure_ascii=False))
         return 2
+    # A SIGTERM (a test's time limit) unwinds through the `finally` below, so Chromium is stopped too.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     try:
         browser = Browser(program)
     except Exception as error:  # noqa: BLE001 - reported in the summary
