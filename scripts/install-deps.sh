@@ -25,6 +25,8 @@ packages=(
     dpkg-dev lintian                 # scripts/package-deb.sh (dpkg-shlibdeps) and its test (lintian)
     systemd                          # systemd-analyze verify, for the package's units
     prometheus                       # promtool check metrics, for MetricsTests (its daemon is kept from starting: below)
+    chromium python3-websockets      # the web console's browser test (scripts/console-check.py over DevTools)
+    fonts-wqy-microhei               # a CJK font, so the console's screenshots show Chinese, not boxes
 )
 if [ "${1:-}" = --run ]; then
     packages=(
