@@ -1,4 +1,4 @@
 /// Bobao's version, as `status` and `bobao --version` report it.
 public enum BobaoVersion {
-    public static let current = "0.11.0"
+    public static let current = "0.12.0"
 }
