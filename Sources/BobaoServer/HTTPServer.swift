@@ -2,6 +2,7 @@ import BobaoAudio
 import BobaoCore
 import BobaoPlatform
 import CMicroHTTPD
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -62,6 +63,12 @@ public final class HTTPServer: Sendable {
     let pending = Mutex<[ObjectIdentifier: HTTPExchange]>([:])
     let streams = Mutex<[StreamKey: HTTPEventStream]>([:])
     let stopping = Atomic<Bool>(false)
+    /// Signalled when the last pending request is done after `stop` began.
+    private let drained = DispatchSemaphore(value: 0)
+    /// Every 15 s a comment goes to every event stream: a client that went away (a phone that slept) is
+    /// found by the failed write and its stream closed, rather than held until the next event.
+    private let heartbeatStop = DispatchSemaphore(value: 0)
+    static let heartbeatSeconds = 15
 
     private struct Daemon: @unchecked Sendable {
         let pointer: OpaquePointer
@@ -119,15 +126,28 @@ public final class HTTPServer: Sendable {
             throw SystemError(call: "start the HTTP server on \(settings.address)", errno: error)
         }
         daemon.withLock { $0 = Daemon(pointer: pointer, logger: logger) }
+        startThread(name: "bobao.http") { [self] in
+            while heartbeatStop.wait(timeout: .now() + .seconds(Self.heartbeatSeconds)) == .timedOut {
+                for stream in streams.withLock({ Array($0.values) }) { stream.send(": keep-alive\n\n") }
+                let lines = ledger.withLock { ledger in
+                    ledger.flushSummaries(now: WallClock.monotonicSeconds())
+                    return ledger.takeLog()
+                }
+                for line in lines { log(line) }
+            }
+        }
     }
 
     /// Answers what still waits (`503 shutting-down`), ends the event streams, and stops the daemon.
     func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        heartbeatStop.signal()
         let waiting = pending.withLock { Array($0.values) }
         for exchange in waiting { exchange.deliver(.failure(HTTPFailure(.shuttingDown))) }
         let open = streams.withLock { Array($0.values) }
         for stream in open { stream.end() }
+        // Let the answers just given go out (a second at most) before the daemon closes every connection.
+        if !waiting.isEmpty && !pending.withLock({ $0.isEmpty }) { _ = drained.wait(timeout: .now() + 1) }
         guard let daemon = daemon.withLock({ $0.take() }) else { return }
         MHD_stop_daemon(daemon.pointer)
         daemon.logger.deallocate()
@@ -188,6 +208,10 @@ public final class HTTPServer: Sendable {
     }
 
     private func finished(_ exchange: HTTPExchange) {
-        pending.withLock { $0[ObjectIdentifier(exchange)] = nil }
+        let empty = pending.withLock { pending -> Bool in
+            guard pending.removeValue(forKey: ObjectIdentifier(exchange)) != nil else { return false }
+            return pending.isEmpty
+        }
+        if empty && stopping.load(ordering: .sequentiallyConsistent) { drained.signal() }
     }
 }
