@@ -45,6 +45,8 @@ public enum FormFields {
         }
     }
 
+    /// Every field a JSON announcement or command may hold.
+    static let known = Set(JSONRequest.Field.allCases.map(\.rawValue))
     /// Fields that are numbers in a JSON announcement or command.
     static let numeric: Set<String> = ["repeat", "rate", "pitch", "volume", "ttl", "max_speech", "value"]
     /// Fields that are true or false (`chime` may also be a chime's name).
@@ -52,11 +54,11 @@ public enum FormFields {
 
     /// The fields as JSON members: a number where the JSON object has a number (when the text reads as
     /// one; otherwise the string, which is then refused naming the field), `true`/`false` for switches
-    /// (also `1`/`0`, `yes`/`no`, `on`/`off`), a string for the rest. An empty value is left out, as an
-    /// empty form field means "not given".
+    /// (also `1`/`0`, `yes`/`no`, `on`/`off`), a string for the rest. An empty value of a known field is left
+    /// out, as an empty form field means "not given"; an unknown name stays, to be refused naming it.
     public static func members(_ fields: [(name: String, value: String)]) -> [JSONValue.Member] {
         fields.compactMap { field in
-            guard !field.value.isEmpty else { return nil }
+            guard !field.value.isEmpty || !known.contains(field.name) else { return nil }
             return JSONValue.Member(name: field.name, value: typed(field.name, field.value))
         }
     }

@@ -37,17 +37,23 @@ public enum HTTPAccess {
         return nil
     }
 
-    /// Without a token, a server on loopback answers only requests addressed to a loopback name or address:
-    /// a page whose own name an attacker points at 127.0.0.1 (DNS rebinding) sends its own name as `Host`.
-    /// `isLoopbackAddress` tells a numeric loopback address.
-    public static func hostProblem(_ host: String?, isLoopbackAddress: (String) -> Bool) -> LineProtocol.Refusal? {
+    /// Without a token, only requests addressed to a name no one on the internet controls are answered: a
+    /// numeric address, `localhost`, an mDNS `.local` name, a name of one label (`counter`), or one of
+    /// `ownNames` (this machine's). A web page whose own public name an attacker points at the server's
+    /// address (DNS rebinding) sends that name as `Host`, and is refused; the token lifts the rule.
+    /// `isAddress` tells a numeric IPv4 or IPv6 address.
+    public static func hostProblem(_ host: String?, ownNames: [String] = [], isAddress: (String) -> Bool) -> LineProtocol.Refusal? {
         guard let host else { return nil }  // HTTP/1.0 without Host: no browser sends that
-        let name = hostName(host).lowercased()
-        if name == "localhost" || name.hasSuffix(".localhost") || isLoopbackAddress(name) { return nil }
+        var name = hostName(host).lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        if name == "localhost" || name.hasSuffix(".localhost") || name.hasSuffix(".local") || isAddress(name)
+            || (!name.isEmpty && !name.contains(".")) || ownNames.contains(where: { $0.lowercased() == name }) {
+            return nil
+        }
         return LineProtocol.Refusal(
             code: "bad-host",
-            reason: "requests to this server must be addressed to 127.0.0.1, [::1] or localhost, not \(JSONText.quote(host)) "
-                + "(set --token to serve other names)")
+            reason: "this server answers requests addressed to its IP address, localhost or a .local name, not "
+                + "\(JSONText.quote(host)) (set --token to serve other names)")
     }
 
     /// `example:8080` → `example`, `[::1]:8080` → `::1`.

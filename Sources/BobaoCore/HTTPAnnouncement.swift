@@ -6,11 +6,13 @@ import Glibc
 /// as if the body had them; a field given in both is refused as given twice.
 public enum HTTPAnnouncement {
     /// Reads the request. `query` is the URL's arguments, already percent-decoded.
+    /// `defaultCharset`: what a body whose `Content-Type` names no charset is in (`--encoding`; UTF-8).
     public static func read(
-        contentType: String?, body: [UInt8], query: [(name: String, value: String)], rules: MessageRules = MessageRules()
+        contentType: String?, body: [UInt8], query: [(name: String, value: String)], rules: MessageRules = MessageRules(),
+        defaultCharset: String = "UTF-8"
     ) -> Result<Submission, HTTPFailure> {
         let members: [JSONValue.Member]
-        switch fields(contentType: contentType, body: body, query: query, plainField: "text") {
+        switch fields(contentType: contentType, body: body, query: query, plainField: "text", defaultCharset: defaultCharset) {
         case .failure(let failure): return .failure(failure)
         case .success(let given): members = given
         }
@@ -31,10 +33,11 @@ public enum HTTPAnnouncement {
     /// A command sent to its route: `cmd` is the route's command, the body and query give its fields
     /// (a plain-text body is `value`, for `PUT /volume` with `70`).
     public static func command(
-        _ name: String, contentType: String?, body: [UInt8], query: [(name: String, value: String)]
+        _ name: String, contentType: String?, body: [UInt8], query: [(name: String, value: String)],
+        defaultCharset: String = "UTF-8"
     ) -> Result<ClientCommand, HTTPFailure> {
         let members: [JSONValue.Member]
-        switch fields(contentType: contentType, body: body, query: query, plainField: "value") {
+        switch fields(contentType: contentType, body: body, query: query, plainField: "value", defaultCharset: defaultCharset) {
         case .failure(let failure): return .failure(failure)
         case .success(let given): members = given
         }
@@ -51,9 +54,11 @@ public enum HTTPAnnouncement {
     /// The fields a body and a query give, as JSON members: a JSON object's, a form's (typed as its JSON
     /// would be), or a plain-text body as `plainField`; then the query's.
     static func fields(
-        contentType: String?, body: [UInt8], query: [(name: String, value: String)], plainField: String
+        contentType: String?, body: [UInt8], query: [(name: String, value: String)], plainField: String,
+        defaultCharset: String
     ) -> Result<[JSONValue.Member], HTTPFailure> {
-        let type = ContentType(contentType ?? "text/plain")
+        var type = ContentType(contentType ?? "text/plain")
+        if type.charset == nil { type.charset = defaultCharset }
         var members: [JSONValue.Member]
         switch type.mediaType {
         case _ where body.isEmpty:

@@ -77,7 +77,8 @@ public struct AccessPolicy: Sendable {
         public var description: String {
             "refusing to listen on \(listen) without access control: anyone on that network could make the "
                 + "speaker talk. Add --token SECRET (clients send AUTH SECRET first; bobao say --token), "
-                + "--allow CIDR[,CIDR…] (for example --allow 192.168.1.0/24), or both; or listen on 127.0.0.1"
+                + "--allow CIDR[,CIDR…] (for example --allow 192.168.1.0/24), or both (HTTP clients send the token as "
+                + "Authorization: Bearer SECRET); or listen on 127.0.0.1"
         }
     }
 

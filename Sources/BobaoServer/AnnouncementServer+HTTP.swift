@@ -15,6 +15,7 @@ extension AnnouncementServer {
         settings.idleTimeoutSeconds = configuration.idleTimeoutSeconds
         settings.access = configuration.access
         settings.messageRules = configuration.messageRules
+        settings.encoding = configuration.encoding
         settings.linesPerSecondPerPeer = configuration.linesPerSecondPerPeer
         settings.burstPerPeer = configuration.burstPerPeer
         settings.rateLimitLoopback = configuration.rateLimitLoopback

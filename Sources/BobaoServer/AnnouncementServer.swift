@@ -113,9 +113,10 @@ public final class AnnouncementServer: Sendable {
     /// it resolves to. Also what `serve --print-config` checks, without binding.
     /// - Throws: `SocketAddress.ResolutionError` or `AccessPolicy.Unsafe`.
     public static func checkAccess(_ configuration: ServerConfiguration) throws {
-        let listen = configuration.listen
-        let hosts = try SocketAddress.resolve(host: listen.host, port: listen.port).map(\.host)
-        try configuration.access.check(listeningOn: listen, hosts: hosts)
+        for listen in [configuration.listen] + (configuration.http.map { [$0] } ?? []) {
+            let hosts = try SocketAddress.resolve(host: listen.host, port: listen.port).map(\.host)
+            try configuration.access.check(listeningOn: listen, hosts: hosts)
+        }
     }
 
     /// `host:port` actually bound.

@@ -161,6 +161,8 @@ let volumeBusy = false;
 function showStatus(s) {
   if (!s) return;
   const sound = s.sound || {};
+  lastSound = sound;
+  if (connected) showSoundInBadge();
   const state = $("sound-state");
   state.replaceChildren(el("span", "badge " + (sound.state === "playing" || sound.state === "idle" ? "on" : "off"),
     (SOUND[sound.state] || sound.state || "?") + " · " + (sound.state || "?")));
@@ -259,11 +261,23 @@ function dispatch(name, data) {
   try { value = JSON.parse(data); } catch (e) { console.warn("bobao: unreadable event", name, data); return; }
   if (value && (name === "status" || typeof value.number === "number")) handler(value);
 }
+let connected = false, lastSound = null;
 function setConnection(kind, text) {
   const c = $("conn");
+  connected = kind === "on";
   c.className = "badge " + kind;
   c.textContent = text;
   document.body.classList.toggle("offline", kind === "off");  // what is shown may be out of date
+  if (connected) showSoundInBadge();
+}
+// Connected to Bobao, the badge says whether the speaker can play: the first thing seen on a phone.
+function showSoundInBadge() {
+  if (!lastSound || !lastSound.state) return;
+  const ok = lastSound.state === "playing" || lastSound.state === "idle";
+  const c = $("conn");
+  c.className = "badge " + (ok ? "on" : "off");
+  c.textContent = ok ? "已连接 · 声音正常" : "无法播放 · " + (SOUND[lastSound.state] || lastSound.state);
+  c.title = lastSound.reason || lastSound.last_error || "";
 }
 
 let backoff = 1000, stream = null, retryTimer = 0;

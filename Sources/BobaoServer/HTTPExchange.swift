@@ -79,15 +79,22 @@ final class HTTPExchange: Sendable {
         bobao_http_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
 
-    /// The query's arguments, decoded, in order.
-    var query: [(name: String, value: String)] {
-        final class Box { var fields: [(name: String, value: String)] = [] }
+    /// The query's arguments, decoded, in order; nil when one is not valid UTF-8 once decoded.
+    var query: [(name: String, value: String)]? {
+        final class Box {
+            var fields: [(name: String, value: String)] = []
+            var valid = true
+        }
         let box = Box()
         bobao_http_arguments(connection, { context, key, value in
             let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
-            box.fields.append((String(cString: key!), String(cString: value!)))
+            guard let name = String(validatingCString: key!), let value = String(validatingCString: value!) else {
+                box.valid = false
+                return
+            }
+            box.fields.append((name, value))
         }, Unmanaged.passUnretained(box).toOpaque())
-        return box.fields
+        return box.valid ? box.fields : nil
     }
 
     /// Adds uploaded bytes, up to `limit`; past it the body is dropped and marked too large.

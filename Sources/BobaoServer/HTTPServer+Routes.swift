@@ -1,6 +1,7 @@
 import BobaoAudio
 import BobaoCore
 import BobaoPlatform
+import Glibc
 import Synchronization
 
 /// The routes: which exist, who may use them, and what each answers.
@@ -38,7 +39,8 @@ extension HTTPServer {
                 message: "\(exchange.path) takes \(allowed.joined(separator: " or ")), not \(JSONText.quote(exchange.method))"),
                 headers: [("Allow", allowed.joined(separator: ", "))])
         }
-        if checksHost, let refusal = HTTPAccess.hostProblem(exchange.header("Host"), isLoopbackAddress: AddressRange.isLoopback) {
+        if checksHost, let refusal = HTTPAccess.hostProblem(
+            exchange.header("Host"), ownNames: Self.ownNames, isAddress: { AddressRange.addressBytes($0) != nil }) {
             return refuse(exchange, HTTPFailure(refusal))
         }
         if let refusal = HTTPAccess.crossSiteProblem(
@@ -59,6 +61,14 @@ extension HTTPServer {
         }
         return nil
     }
+
+    /// This machine's name, which a request may be addressed to without a token.
+    static let ownNames: [String] = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return [] }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? [] : [name, name + ".local"]
+    }()
 
     static let challenge = [("WWW-Authenticate", "Bearer realm=\"bobao\"")]
 
@@ -85,6 +95,10 @@ extension HTTPServer {
         let (body, tooLarge) = exchange.state.withLock { ($0.body, $0.bodyTooLarge) }
         if tooLarge { return .now(refuse(exchange, .tooLarge(limit: settings.maximumBodyBytes))) }
         let contentType = exchange.header("Content-Type")
+        guard let query = exchange.query else {
+            return .now(refuse(exchange, HTTPFailure(status: 400, code: "bad-encoding",
+                message: "the URL's query is not UTF-8 once percent-decoded (encode text as UTF-8, then percent-encode it)")))
+        }
         switch exchange.path {
         case "/":
             return .now(HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(ConsolePage.html.utf8),
@@ -99,9 +113,10 @@ extension HTTPServer {
         case "/events":
             return openStream(exchange)
         case "/announce":
-            let query = exchange.query
             let submission: Submission
-            switch HTTPAnnouncement.read(contentType: contentType, body: body, query: query, rules: settings.messageRules) {
+            switch HTTPAnnouncement.read(
+                contentType: contentType, body: body, query: query, rules: settings.messageRules,
+                defaultCharset: settings.encoding.name) {
             case .failure(let failure): return .now(refuse(exchange, failure))
             case .success(let read): submission = read
             }
@@ -112,7 +127,8 @@ extension HTTPServer {
             let name = exchange.path == "/volume" && exchange.method != "GET" && exchange.method != "HEAD" ? "volume"
                 : String(exchange.path.dropFirst())
             let command: ClientCommand
-            switch HTTPAnnouncement.command(name, contentType: contentType, body: body, query: exchange.query) {
+            switch HTTPAnnouncement.command(
+                name, contentType: contentType, body: body, query: query, defaultCharset: settings.encoding.name) {
             case .failure(let failure): return .now(refuse(exchange, failure))
             case .success(let read): command = read
             }

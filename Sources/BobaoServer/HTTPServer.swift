@@ -7,7 +7,7 @@ import Glibc
 import Synchronization
 
 /// The HTTP port (`--http`): webhooks, the web console, metrics. libmicrohttpd parses HTTP and runs one
-/// polling thread on epoll; requests that answer later (an announcement stored in the spool, `?wait=1`,
+/// polling thread (on poll(): see http_daemon.c); requests that answer later (an announcement stored in the spool, `?wait=1`,
 /// `/events`) suspend their connection until the answer comes, so a slow request holds no thread.
 /// Routes are in HTTPServer+Routes.swift, server-sent events in HTTPEventStream.swift.
 public final class HTTPServer: Sendable {
@@ -20,6 +20,8 @@ public final class HTTPServer: Sendable {
         public var idleTimeoutSeconds = 60.0
         public var access = AccessPolicy()
         public var messageRules = MessageRules()
+        /// What a body that names no charset is in (`--encoding`).
+        public var encoding = TextEncoding.utf8
         public var linesPerSecondPerPeer = 20.0
         public var burstPerPeer = 40.0
         public var rateLimitLoopback = false
@@ -55,7 +57,7 @@ public final class HTTPServer: Sendable {
     let services: Services
     let log: @Sendable (String) -> Void
     let ledger: Mutex<PeerLedger>
-    /// Loopback without a token: only requests addressed to a loopback name are served (see `HTTPAccess`).
+    /// Without a token: only requests addressed to an address, localhost or a local name (see `HTTPAccess`).
     let checksHost: Bool
     private let listenDescriptor: Int32
     private let daemon = Mutex<Daemon?>(nil)
@@ -87,7 +89,7 @@ public final class HTTPServer: Sendable {
         self.settings = settings
         self.services = services
         self.log = log
-        checksHost = settings.access.token == nil && hosts.allSatisfy(AddressRange.isLoopback)
+        checksHost = settings.access.token == nil
         ledger = Mutex(PeerLedger(
             rateLimiter: RateLimiter(perSecond: settings.linesPerSecondPerPeer, burst: settings.burstPerPeer),
             rateLimitLoopback: settings.rateLimitLoopback, refusalTap: services.refused))
@@ -98,8 +100,7 @@ public final class HTTPServer: Sendable {
         let logger = UnsafeMutablePointer<bobao_http_logger>.allocate(capacity: 1)
         let context = Unmanaged.passUnretained(self).toOpaque()
         logger.initialize(to: bobao_http_logger(line: { context, text in
-            let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
-            server.log(LogPriority.warning + "HTTP: " + String(cString: text!))
+            Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().libraryMessage(String(cString: text!))
         }, context: context))
         let pointer = bobao_http_start(
             listenDescriptor, UInt32(settings.maximumConnections), UInt32(max(1, settings.maximumConnections / 2)),
@@ -200,6 +201,28 @@ public final class HTTPServer: Sendable {
         case .stream(let stream):
             return stream.queue(on: connection)
         }
+    }
+
+    /// libmicrohttpd's own messages: a client that went away is normal (not logged); connections refused
+    /// at the limit are counted and summed up like other refusals; anything else is a warning, logged once
+    /// a minute at most with the rest counted.
+    private func libraryMessage(_ text: String) {
+        let lower = text.lowercased()
+        if lower.contains("failed to send") || lower.contains("connection reset") || lower.contains("broken pipe")
+            || lower.contains("closed by remote") || lower.contains("socket has been closed") {
+            return
+        }
+        let code = lower.contains("connection limit") ? "busy" : "http-library"
+        let lines = ledger.withLock { ledger -> [String] in
+            ledger.note(code: code, host: "the HTTP port", now: WallClock.monotonicSeconds()) {
+                code == "busy"
+                    ? "refused an HTTP connection: \(settings.maximumConnections) connections (--max-connections; half of "
+                        + "them per address) are open already; the client's connection was closed"
+                    : LogPriority.warning + "HTTP: " + text
+            }
+            return ledger.takeLog()
+        }
+        for line in lines { log(line) }
     }
 
     private func answer(_ exchange: HTTPExchange, _ response: HTTPResponse) -> MHD_Result {

@@ -13,10 +13,14 @@ struct MHD_Daemon *bobao_http_start(
     MHD_NotifyConnectionCallback connection_notice, void *connection_context,
     struct bobao_http_logger *logger)
 {
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME
+    /* poll(), not epoll: with epoll, libmicrohttpd 0.9.75 (Debian 12) left some answered requests unsent under
+       100+ concurrent keep-alive clients (measured with hey: 110 of 8000 timed out, every one accepted);
+       with poll none did, at the same rate. */
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_ALLOW_SUSPEND_RESUME
         | MHD_USE_ERROR_LOG;
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_context,
+        MHD_OPTION_EXTERNAL_LOGGER, log_through, logger,  /* first, or the library warns that it is not */
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
@@ -24,7 +28,6 @@ struct MHD_Daemon *bobao_http_start(
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
         MHD_OPTION_NOTIFY_CONNECTION, connection_notice, connection_context,
-        MHD_OPTION_EXTERNAL_LOGGER, log_through, logger,
         MHD_OPTION_END);
 }
 

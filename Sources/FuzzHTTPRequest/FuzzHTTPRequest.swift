@@ -42,7 +42,7 @@ public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
     }
     _ = HTTPAccess.presentedToken(header)
     _ = HTTPAccess.crossSiteProblem(secFetchSite: header, origin: header, host: header)
-    if let problem = HTTPAccess.hostProblem(header, isLoopbackAddress: { $0 == "127.0.0.1" }) {
+    if let problem = HTTPAccess.hostProblem(header, isAddress: { $0 == "127.0.0.1" }) {
         precondition(problem.code == "bad-host")
     }
     return 0

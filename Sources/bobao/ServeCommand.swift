@@ -70,7 +70,14 @@ enum ServeCommand {
         server.start()
         StandardStreams.writeOutput("listening on \(server.boundAddress)\n" + (server.httpAddress.map { "http on \($0)\n" } ?? ""))
         let voiceSource = describeVoice(configuration.speech.voice, in: synthesizer.voices)
-        if let http = server.httpAddress { log("serving HTTP on http://\(http)/ (the console at /, webhooks at POST /announce)") }
+        if let http = server.httpAddress {
+            let port = http.split(separator: ":").last.map(String.init) ?? http
+            let everywhere = http.hasPrefix("0.0.0.0:") || http.hasPrefix("[::]:")
+            log(everywhere
+                ? "serving HTTP on port \(port) of every address of this machine: open http://THIS-MACHINE'S-ADDRESS:\(port)/ "
+                    + "for the console; webhooks POST to /announce"
+                : "serving HTTP on http://\(http)/ (the console at /, webhooks at POST /announce)")
+        }
         log("serving on \(server.boundAddress); voice \(configuration.speech.voice) (\(voiceSource)), "
             + "\(configuration.speech.rate) wpm; queue holds \(configuration.queueCapacity); "
             + (configuration.spoolPath.map { "spool \($0)" } ?? "no spool: what waits is lost if Bobao stops (--no-spool)"))

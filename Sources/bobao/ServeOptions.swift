@@ -26,7 +26,7 @@ enum ServeOptions {
             c.http.map { "\($0)" } ?? "(off)"
         },
         ServeOption(name: "token", placeholder: "SECRET",
-                    help: "clients must send AUTH SECRET as their first line (BOBAO_TOKEN keeps it out of the process list)") { c, _ in
+                    help: "clients must send AUTH SECRET as their first line, HTTP clients Authorization: Bearer SECRET (BOBAO_TOKEN keeps it out of the process list)") { c, _ in
             c.access.token.map { "(set, \($0.utf8.count) bytes)" } ?? "(none)"
         },
         ServeOption(name: "allow", placeholder: "CIDR[,CIDR…]",

@@ -50,6 +50,7 @@ struct HTTPRequestReadingTests {
         ("multipart/form-data; boundary=x", "--x", 415, "unsupported-media-type"),
         ("application/x-www-form-urlencoded", "text=a&repeat=twice", 400, "bad-field"),
         ("application/x-www-form-urlencoded", "text=%FF", 400, "bad-encoding"),
+        ("application/x-www-form-urlencoded", "text=a&b", 400, "bad-field"),
     ])
     func refusalsNameTheProblem(type: String, body: String, status: Int, code: String) {
         guard case .failure(let failure) = read(type, body) else {
@@ -58,6 +59,13 @@ struct HTTPRequestReadingTests {
         }
         #expect(failure.status == status && failure.code == code, "\(failure)")
         #expect(failure.json.hasPrefix("{\"error\":\"\(code)\",\"message\":"))
+    }
+
+    @Test func theServersEncodingIsTheDefaultCharset() throws {
+        let gbk: [UInt8] = [0xC4, 0xE3, 0xBA, 0xC3]  // 你好
+        #expect(try HTTPAnnouncement.read(contentType: "text/plain", body: gbk, query: [], defaultCharset: "GBK").get().text == "你好")
+        #expect(try HTTPAnnouncement.read(contentType: "text/plain; charset=utf-8", body: Array("好".utf8), query: [],
+                                          defaultCharset: "GBK").get().text == "好", "a named charset wins")
     }
 
     @Test func otherCharsetsAreConverted() throws {
@@ -103,11 +111,15 @@ struct HTTPRequestReadingTests {
         #expect(HTTPAccess.crossSiteProblem(secFetchSite: "same-origin", origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080") == nil)
         #expect(HTTPAccess.crossSiteProblem(secFetchSite: nil, origin: "null", host: "127.0.0.1:8080")?.code == "cross-site")
         #expect(HTTPAccess.crossSiteProblem(secFetchSite: "none", origin: nil, host: nil) == nil, "typed into the address bar")
-        let loopback: (String) -> Bool = { $0.hasPrefix("127.") || $0 == "::1" }
-        #expect(HTTPAccess.hostProblem("localhost:8080", isLoopbackAddress: loopback) == nil)
-        #expect(HTTPAccess.hostProblem("[::1]:8080", isLoopbackAddress: loopback) == nil)
-        #expect(HTTPAccess.hostProblem("127.0.0.1", isLoopbackAddress: loopback) == nil)
-        #expect(HTTPAccess.hostProblem("attacker.example:8080", isLoopbackAddress: loopback)?.code == "bad-host")
+        let address: (String) -> Bool = { $0.first?.isNumber == true || $0.contains(":") }
+        #expect(HTTPAccess.hostProblem("localhost:8080", isAddress: address) == nil)
+        #expect(HTTPAccess.hostProblem("[::1]:8080", isAddress: address) == nil)
+        #expect(HTTPAccess.hostProblem("192.168.1.50:8080", isAddress: address) == nil)
+        #expect(HTTPAccess.hostProblem("counter.local:8080", isAddress: address) == nil)
+        #expect(HTTPAccess.hostProblem("counter:8080", isAddress: address) == nil)
+        #expect(HTTPAccess.hostProblem("kiosk-7.shop.example", ownNames: ["kiosk-7.shop.example"], isAddress: address) == nil)
+        #expect(HTTPAccess.hostProblem("attacker.example:8080", isAddress: address)?.code == "bad-host")
+        #expect(HTTPAccess.hostProblem("rebind.attacker.example.", isAddress: address)?.code == "bad-host")
     }
 
     @Test func formDecodingKeepsOrderAndOddPercents() throws {

@@ -131,6 +131,21 @@ extension SoundSuites {
             #expect(accepted == 200)
             let cleared = try HTTPCall.send("POST", "/clear", port: port)
             #expect(cleared.status == 200 && cleared.string("reply")?.hasPrefix("cleared ") == true, "\(cleared.body)")
+            _ = try HTTPCall.send("POST", "/skip", port: port)
+            // None is lost: every one of the 200 ends with an outcome (spoken, or cancelled by the clear or skip).
+            let deadline = Date().addingTimeInterval(30)
+            var ended = 0.0
+            while Date() < deadline {
+                let now = try HTTPCall.send("GET", "/status", port: port)
+                guard case .object(let members)? = now.json["counters"] else { break }
+                ended = ["done", "cancelled", "cut"].reduce(0.0) { total, name in
+                    if case .number(let value)? = members.first(where: { $0.name == name })?.value { return total + value }
+                    return total
+                }
+                if ended >= 200 { break }
+                _ = server.waitFor(timeout: 0.5) { $0.contains("cancelled #") && $0.contains("stopped #") }
+            }
+            #expect(ended == 200, "\(ended) of 200 ended")
             #expect(server.stop() == 0)
         }
     }

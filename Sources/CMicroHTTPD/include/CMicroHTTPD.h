@@ -16,7 +16,7 @@ struct bobao_http_logger {
 /// libmicrohttpd's daemon set-up, whose options are variadic (which Swift cannot call), as one plain call.
 ///
 /// Starts a daemon on `listen_fd` (bound and listening; the daemon owns and closes it) with its own polling
-/// thread on epoll, suspend/resume, and the given limits. Returns NULL on failure (errno set where the
+/// thread on poll(), suspend/resume, and the given limits. Returns NULL on failure (errno set where the
 /// library sets it).
 struct MHD_Daemon *bobao_http_start(
     int listen_fd, unsigned int connection_limit, unsigned int per_ip_limit, unsigned int timeout_seconds,
