@@ -6,35 +6,18 @@
 # BENCH_SERVERS="pulseaudio" or "pipewire" measures one server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench/sound-servers.sh bench-latency
 
-scripts/install-deps.sh --pipewire
-source scripts/release-build.sh
-export BOBAO="$bobao"
-
-source scripts/pulse-private.sh
-source scripts/pipewire-private.sh
-figures="$(mktemp -d /tmp/bobao-bench-latency.XXXXXX)"
-trap 'pulse_private_stop; pipewire_private_stop; rm -rf "$figures"' EXIT
-
-# speech-dispatcher and espeak-ng find each server through PULSE_SERVER, exported by *_private_start.
+# speech-dispatcher and espeak-ng find each server through PULSE_SERVER, exported by sound_server_start.
 measured=()
 for server in ${BENCH_SERVERS:-pulseaudio pipewire}; do
-    case "$server" in
-    pulseaudio)
-        pulse_private_start bench
-        python3 scripts/bench/latency.py measure "$figures/pulseaudio.json"
-        pulse_private_stop
-        ;;
-    pipewire)
-        pipewire_private_start bench
-        python3 scripts/bench/latency.py measure "$figures/pipewire.json" --no-memory
-        pipewire_private_stop
-        ;;
-    *)
-        echo "bench-latency: unknown sound server '$server' (pulseaudio, pipewire)" >&2
-        exit 2
-        ;;
-    esac
+    sound_server_start "$server"
+    if [ "$server" = pipewire ]; then
+        python3 scripts/bench/latency.py measure "$figures/$server.json" --no-memory
+    else
+        python3 scripts/bench/latency.py measure "$figures/$server.json"
+    fi
+    sound_server_stop
     measured+=("$figures/$server.json")
 done
 python3 scripts/bench/latency.py report "${measured[@]}"

@@ -22,6 +22,7 @@ packages=(
     netcat-openbsd                   # nc, as users send text
     curl                             # the tests send HTTP to the line port, as a mistaken client would
     speech-dispatcher speech-dispatcher-espeak-ng  # the latency benchmark's peer
+    hey                              # HTTP load generator: POST /announce requests per second (scripts/bench-http.sh)
     dpkg-dev lintian                 # scripts/package-deb.sh (dpkg-shlibdeps) and its test (lintian)
     systemd                          # systemd-analyze verify, for the package's units
     prometheus                       # promtool check metrics, for MetricsTests (its daemon is kept from starting: below)
