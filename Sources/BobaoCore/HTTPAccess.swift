@@ -28,8 +28,12 @@ public enum HTTPAccess {
             return LineProtocol.Refusal(code: "cross-site", reason: "a web page of another site may not use this server")
         }
         if let origin {
-            let expected = host.map { "http://" + $0.lowercased() }
-            guard origin.lowercased() == expected else {
+            // http or https (behind a TLS proxy), the same host and port.
+            let expected = host.map { $0.lowercased() }
+            let lowered = origin.lowercased()
+            let stripped = lowered.hasPrefix("http://") ? String(lowered.dropFirst(7))
+                : lowered.hasPrefix("https://") ? String(lowered.dropFirst(8)) : nil
+            guard let stripped, stripped == expected else {
                 return LineProtocol.Refusal(
                     code: "cross-site", reason: "a web page of another origin (\(JSONText.quote(origin))) may not use this server")
             }

@@ -55,6 +55,7 @@ final class HTTPExchange: Sendable {
     struct State {
         var body: [UInt8] = []
         var bodyTooLarge = false
+        var discarded = 0
         /// Handed to its route (after the whole body arrived).
         var dispatched = false
         /// Answered already (a refusal before the body, say): the rest is ignored.
@@ -86,9 +87,15 @@ final class HTTPExchange: Sendable {
             var valid = true
         }
         let box = Box()
-        bobao_http_arguments(connection, { context, key, value in
+        bobao_http_arguments(connection, { context, key, keySize, value, valueSize in
             let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
-            guard let name = String(validatingCString: key!), let value = String(validatingCString: value!) else {
+            func text(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String? {
+                guard let pointer else { return "" }
+                return UnsafeRawBufferPointer(start: pointer, count: count).withMemoryRebound(to: UInt8.self) {
+                    String(validating: $0, as: UTF8.self)
+                }
+            }
+            guard let name = text(key, keySize), let value = text(value, valueSize) else {
                 box.valid = false
                 return
             }
@@ -97,14 +104,18 @@ final class HTTPExchange: Sendable {
         return box.valid ? box.fields : nil
     }
 
-    /// Adds uploaded bytes, up to `limit`; past it the body is dropped and marked too large.
-    func append(_ bytes: UnsafeRawBufferPointer, limit: Int) -> Bool {
+    /// Adds uploaded bytes, up to `limit`; past it the body is dropped and marked too large, and what follows
+    /// is counted and dropped. Returns false once more than `discardLimit` bytes have been dropped.
+    func append(_ bytes: UnsafeRawBufferPointer, limit: Int, discardLimit: Int) -> Bool {
         state.withLock { state in
-            guard !state.bodyTooLarge else { return false }
-            guard state.body.count + bytes.count <= limit else {
+            if !state.bodyTooLarge && state.body.count + bytes.count > limit {
                 state.bodyTooLarge = true
+                state.discarded = state.body.count
                 state.body = []
-                return false
+            }
+            guard !state.bodyTooLarge else {
+                state.discarded += bytes.count
+                return state.discarded <= discardLimit
             }
             state.body.append(contentsOf: bytes)
             return true

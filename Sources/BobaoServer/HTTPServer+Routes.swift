@@ -20,6 +20,9 @@ extension HTTPServer {
         "/events": ["GET"], "/metrics": ["GET"], "/healthz": ["GET"],
     ]
 
+    /// Routes whose GET changes something.
+    static let changingGETs: Set<String> = ["/announce"]
+
     /// Routes anyone the address rules admit may use without the token: the console's page (it holds no data,
     /// and asks for the token) and the health check.
     static let open: Set<String> = ["/", "/healthz"]
@@ -32,9 +35,11 @@ extension HTTPServer {
             return refuse(exchange, HTTPFailure(status: 404, code: "no-such-route",
                 message: "no route \(JSONText.quote(exchange.path)) (routes: \(known))"))
         }
-        let method = exchange.method == "HEAD" ? "GET" : exchange.method
+        // HEAD is GET without the body, where a GET changes nothing (not `GET /announce?text=`).
+        let headAllowed = methods.contains("GET") && !Self.changingGETs.contains(exchange.path)
+        let method = exchange.method == "HEAD" && headAllowed ? "GET" : exchange.method
         guard methods.contains(method) else {
-            let allowed = methods.contains("GET") ? methods + ["HEAD"] : methods
+            let allowed = headAllowed ? methods + ["HEAD"] : methods
             return refuse(exchange, HTTPFailure(status: 405, code: "method-not-allowed",
                 message: "\(exchange.path) takes \(allowed.joined(separator: " or ")), not \(JSONText.quote(exchange.method))"),
                 headers: [("Allow", allowed.joined(separator: ", "))])
@@ -43,7 +48,10 @@ extension HTTPServer {
             exchange.header("Host"), ownNames: Self.ownNames, isAddress: { AddressRange.addressBytes($0) != nil }) {
             return refuse(exchange, HTTPFailure(refusal))
         }
-        if let refusal = HTTPAccess.crossSiteProblem(
+        // A link to the console from another page opens it (the page holds no data; what it then asks for is
+        // same-origin).
+        let navigation = exchange.path == "/" && exchange.header("Sec-Fetch-Mode") == "navigate"
+        if !navigation, let refusal = HTTPAccess.crossSiteProblem(
             secFetchSite: exchange.header("Sec-Fetch-Site"), origin: exchange.header("Origin"), host: exchange.header("Host")) {
             return refuse(exchange, HTTPFailure(refusal))
         }
@@ -98,6 +106,13 @@ extension HTTPServer {
         guard let query = exchange.query else {
             return .now(refuse(exchange, HTTPFailure(status: 400, code: "bad-encoding",
                 message: "the URL's query is not UTF-8 once percent-decoded (encode text as UTF-8, then percent-encode it)")))
+        }
+        // A query is held to the body's limit: `?text=` is not a way around --max-line.
+        let queryBytes = query.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
+        if queryBytes > settings.maximumBodyBytes {
+            return .now(refuse(exchange, HTTPFailure(status: 414, code: "too-long",
+                message: "the URL's query is longer than \(settings.maximumBodyBytes) bytes (--max-line) once decoded; "
+                    + "send the text as the body")))
         }
         switch exchange.path {
         case "/":

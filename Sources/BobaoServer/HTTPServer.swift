@@ -65,6 +65,8 @@ public final class HTTPServer: Sendable {
     let pending = Mutex<[ObjectIdentifier: HTTPExchange]>([:])
     let streams = Mutex<[StreamKey: HTTPEventStream]>([:])
     let stopping = Atomic<Bool>(false)
+    /// Open connections by peer address (not loopback's), for the per-address limit.
+    let connectionsByAddress = Mutex<[String: Int]>([:])
     /// Signalled when the last pending request is done after `stop` began.
     private let drained = DispatchSemaphore(value: 0)
     /// Every 15 s a comment goes to every event stream: a client that went away (a phone that slept) is
@@ -103,8 +105,12 @@ public final class HTTPServer: Sendable {
             Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().libraryMessage(String(cString: text!))
         }, context: context))
         let pointer = bobao_http_start(
-            listenDescriptor, UInt32(settings.maximumConnections), UInt32(max(1, settings.maximumConnections / 2)),
+            listenDescriptor, UInt32(settings.maximumConnections),
             UInt32(max(1, settings.idleTimeoutSeconds.rounded(.up))), 64 * 1024,
+            { context, address, _ in
+                guard let address else { return .NO }
+                return Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().admitsConnection(from: address) ? .YES : .NO
+            }, context,
             { context, connection, url, method, _, upload, uploadSize, slot in
                 let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
                 return server.handle(connection!, url: url, method: method, upload: upload, size: uploadSize!, slot: slot!)
@@ -115,9 +121,13 @@ public final class HTTPServer: Sendable {
                 slot.pointee = nil
                 Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue().finished(exchange)
             }, context,
-            { context, _, _, code in
+            { context, connection, slot, code in
                 let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
-                if code.rawValue == 0 /* MHD_CONNECTION_NOTIFY_STARTED */ { server.services.connectionOpened() } else { server.services.connectionClosed() }
+                if code.rawValue == 0 /* MHD_CONNECTION_NOTIFY_STARTED */ {
+                    server.connectionStarted(connection!, slot: slot!)
+                } else {
+                    server.connectionClosed(slot: slot!)
+                }
             }, context,
             logger)
         guard let pointer else {
@@ -162,13 +172,7 @@ public final class HTTPServer: Sendable {
     ) -> MHD_Result {
         guard let raw = slot.pointee else {
             // The headers have arrived: refuse now what can be refused before the body is read.
-            let peerAddress = bobao_http_client_address(connection).map { address -> SocketAddress in
-                var storage = sockaddr_storage()
-                let length = address.pointee.sa_family == sa_family_t(AF_INET6)
-                    ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: address, count: length)) }
-                return SocketAddress(storage: storage, length: socklen_t(length))
-            }
+            let peerAddress = bobao_http_client_address(connection).map(Self.socketAddress)
             let exchange = HTTPExchange(
                 connection: connection, method: method.map { String(cString: $0) } ?? "GET",
                 path: url.map { String(cString: $0) } ?? "/", peer: peerAddress?.description ?? "?",
@@ -182,10 +186,10 @@ public final class HTTPServer: Sendable {
             let bytes = UnsafeRawBufferPointer(start: upload, count: size.pointee)
             size.pointee = 0
             if exchange.state.withLock({ $0.answered }) { return .YES }
-            if !exchange.append(bytes, limit: settings.maximumBodyBytes) {
-                return answer(exchange, .failure(.tooLarge(limit: settings.maximumBodyBytes)))
-            }
-            return .YES
+            // Too long a body (sent chunked, so its length was not known before): the rest is read and dropped,
+            // and the 413 goes out once it has all arrived (libmicrohttpd takes no answer in the middle of an
+            // upload); a body that goes on past a mebibyte more closes the connection.
+            return exchange.append(bytes, limit: settings.maximumBodyBytes, discardLimit: 1 << 20) ? .YES : .NO
         }
         let (answered, dispatched) = exchange.state.withLock { ($0.answered, $0.dispatched) }
         if answered { return .YES }

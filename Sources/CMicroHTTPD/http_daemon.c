@@ -7,8 +7,9 @@
 static void log_through(void *context, const char *format, va_list arguments);
 
 struct MHD_Daemon *bobao_http_start(
-    int listen_fd, unsigned int connection_limit, unsigned int per_ip_limit, unsigned int timeout_seconds,
-    size_t memory_limit, MHD_AccessHandlerCallback handler, void *handler_context,
+    int listen_fd, unsigned int connection_limit, unsigned int timeout_seconds,
+    size_t memory_limit, MHD_AcceptPolicyCallback accept_policy, void *accept_context,
+    MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, void *completed_context,
     MHD_NotifyConnectionCallback connection_notice, void *connection_context,
     struct bobao_http_logger *logger)
@@ -19,11 +20,10 @@ struct MHD_Daemon *bobao_http_start(
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_ALLOW_SUSPEND_RESUME
         | MHD_USE_ERROR_LOG;
     return MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, handler_context,
+        flags, 0, accept_policy, accept_context, handler, handler_context,
         MHD_OPTION_EXTERNAL_LOGGER, log_through, logger,  /* first, or the library warns that it is not */
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
@@ -54,18 +54,19 @@ const struct sockaddr *bobao_http_client_address(struct MHD_Connection *connecti
 
 struct visit_context { bobao_http_visitor visit; void *context; };
 
-static enum MHD_Result visit_one(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+static enum MHD_Result visit_one(
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value, size_t value_size)
 {
     (void)kind;
     struct visit_context *visit = cls;
-    visit->visit(visit->context, key, value == NULL ? "" : value);
+    visit->visit(visit->context, key, key_size, value == NULL ? "" : value, value == NULL ? 0 : value_size);
     return MHD_YES;
 }
 
 void bobao_http_arguments(struct MHD_Connection *connection, bobao_http_visitor visit, void *context)
 {
     struct visit_context visit_context = { visit, context };
-    MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, visit_one, &visit_context);
+    MHD_get_connection_values_n(connection, MHD_GET_ARGUMENT_KIND, visit_one, &visit_context);
 }
 
 unsigned int bobao_http_connection_count(struct MHD_Daemon *daemon)

@@ -52,6 +52,14 @@ struct HTTPCall {
         try send(method, target, port: port, headers: headers, body: Array(text.utf8), timeout: timeout)
     }
 
+    /// Sends `request` as it is (a request line, headers and body the caller wrote) and reads the response.
+    static func sendRaw(_ request: [UInt8], port: UInt16, timeout: Double = 30) throws -> HTTPCall {
+        let fd = try RawClient.connectLoopback(port: port)
+        defer { close(fd) }
+        _ = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return try read(fd, timeout: timeout)
+    }
+
     /// Reads one response (the server closes after it).
     static func read(_ fd: Int32, timeout: Double) throws -> HTTPCall {
         var received: [UInt8] = []

@@ -19,8 +19,9 @@ struct bobao_http_logger {
 /// thread on poll(), suspend/resume, and the given limits. Returns NULL on failure (errno set where the
 /// library sets it).
 struct MHD_Daemon *bobao_http_start(
-    int listen_fd, unsigned int connection_limit, unsigned int per_ip_limit, unsigned int timeout_seconds,
-    size_t memory_limit, MHD_AccessHandlerCallback handler, void *handler_context,
+    int listen_fd, unsigned int connection_limit, unsigned int timeout_seconds,
+    size_t memory_limit, MHD_AcceptPolicyCallback accept_policy, void *accept_context,
+    MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, void *completed_context,
     MHD_NotifyConnectionCallback connection_notice, void *connection_context,
     struct bobao_http_logger *logger);
@@ -31,8 +32,9 @@ const char *bobao_http_value(struct MHD_Connection *connection, enum MHD_ValueKi
 /// The peer's address (an IPv4 or IPv6 socket address), or NULL.
 const struct sockaddr *bobao_http_client_address(struct MHD_Connection *connection);
 
-/// Calls `visit` for every query argument (already percent-decoded by libmicrohttpd).
-typedef void (*bobao_http_visitor)(void *context, const char *key, const char *value);
+/// Calls `visit` for every query argument (already percent-decoded by libmicrohttpd), with its length in
+/// bytes (a decoded `%00` is inside it).
+typedef void (*bobao_http_visitor)(void *context, const char *key, size_t key_size, const char *value, size_t value_size);
 void bobao_http_arguments(struct MHD_Connection *connection, bobao_http_visitor visit, void *context);
 
 /// How many connections the daemon has now.
