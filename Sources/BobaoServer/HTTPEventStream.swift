@@ -8,6 +8,8 @@ import Synchronization
 /// rather than let grow.
 final class HTTPEventStream: Sendable {
     nonisolated(unsafe) let connection: OpaquePointer
+    /// The peer's address, for the per-address limit.
+    let host: String
     static let maximumBufferedBytes = 1 << 20
     private let state = Mutex<State>(State())
     /// Unsubscribes from the feed, once the response is done.
@@ -21,8 +23,9 @@ final class HTTPEventStream: Sendable {
         var released = false
     }
 
-    init(connection: OpaquePointer, onEnd: @escaping @Sendable () -> Void) {
+    init(connection: OpaquePointer, host: String, onEnd: @escaping @Sendable () -> Void) {
         self.connection = connection
+        self.host = host
         self.onEnd = onEnd
     }
 

@@ -64,14 +64,23 @@ extension HTTPServer {
 
     /// `GET /events`: the stream starts with the status, then follows the activity feed.
     func openStream(_ exchange: HTTPExchange) -> RouteResult {
-        guard streams.withLock({ $0.count }) < settings.maximumEventStreams else {
+        let (open, fromPeer) = streams.withLock { streams in
+            (streams.count, streams.values.filter { $0.host == exchange.host }.count)
+        }
+        guard open < settings.maximumEventStreams else {
             return .now(refuse(exchange, HTTPFailure(status: 503, code: "busy",
                 message: "\(settings.maximumEventStreams) event streams are open already")))
+        }
+        // One machine cannot take every stream (the shop owner's phone must still get one); loopback may.
+        let perAddress = max(1, settings.maximumEventStreams / 4)
+        guard exchange.isLoopback || fromPeer < perAddress else {
+            return .now(refuse(exchange, HTTPFailure(status: 503, code: "busy",
+                message: "this address has \(fromPeer) event streams open already (at most \(perAddress))")))
         }
         let subscription = Mutex<UInt64?>(nil)
         let key = StreamKey()
         let services = self.services
-        let stream = HTTPEventStream(connection: exchange.connection) { [weak self] in
+        let stream = HTTPEventStream(connection: exchange.connection, host: exchange.host) { [weak self] in
             if let id = subscription.withLock({ $0.take() }) { services.unsubscribe(id) }
             self?.streams.withLock { $0[key] = nil }
         }

@@ -154,7 +154,12 @@ public final class HTTPServer: Sendable {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         heartbeatStop.signal()
         let waiting = pending.withLock { Array($0.values) }
-        for exchange in waiting { exchange.deliver(.failure(HTTPFailure(.shuttingDown))) }
+        // Those still waiting were accepted (a `?wait=1`) or are being stored: what was accepted is kept in the
+        // spool and said after the next start, or logged as not spoken without one.
+        let stopped = HTTPFailure(status: 503, code: "shutting-down",
+            message: "the server is stopping before the answer: an accepted announcement stays in the spool and is "
+                + "said after the next start (without a spool it is logged as not spoken)")
+        for exchange in waiting { exchange.deliver(.failure(stopped)) }
         let open = streams.withLock { Array($0.values) }
         for stream in open { stream.end() }
         // Let the answers just given go out (a second at most) before the daemon closes every connection.
