@@ -75,7 +75,7 @@ extension HTTPServer {
         let perAddress = max(1, settings.maximumEventStreams / 4)
         guard exchange.isLoopback || fromPeer < perAddress else {
             return .now(refuse(exchange, HTTPFailure(status: 503, code: "busy",
-                message: "this address has \(fromPeer) event streams open already (at most \(perAddress))")))
+                message: "this address has \(fromPeer) event streams open already, the most one address may have")))
         }
         let subscription = Mutex<UInt64?>(nil)
         let key = StreamKey()

@@ -111,7 +111,8 @@ extension HTTPServer {
         let queryBytes = query.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
         if queryBytes > settings.maximumBodyBytes {
             return .now(refuse(exchange, HTTPFailure(status: 414, code: "too-long",
-                message: "the URL's query is longer than \(settings.maximumBodyBytes) bytes (--max-line) once decoded; "
+                message: "the URL's query is longer than \(settings.maximumBodyBytes) bytes (--max-line) once decoded, "
+                    + "counting names and separators; "
                     + "send the text as the body")))
         }
         switch exchange.path {

@@ -194,7 +194,13 @@ public final class HTTPServer: Sendable {
             // Too long a body (sent chunked, so its length was not known before): the rest is read and dropped,
             // and the 413 goes out once it has all arrived (libmicrohttpd takes no answer in the middle of an
             // upload); a body that goes on past a mebibyte more closes the connection.
-            return exchange.append(bytes, limit: settings.maximumBodyBytes, discardLimit: 1 << 20) ? .YES : .NO
+            guard exchange.append(bytes, limit: settings.maximumBodyBytes, discardLimit: 1 << 20) else {
+                _ = refuse(exchange, HTTPFailure(status: 413, code: "too-long",
+                    message: "the body went on more than 1 MiB past --max-line (\(settings.maximumBodyBytes) bytes); "
+                        + "the connection was closed"))
+                return .NO
+            }
+            return .YES
         }
         let (answered, dispatched) = exchange.state.withLock { ($0.answered, $0.dispatched) }
         if answered { return .YES }
@@ -217,7 +223,9 @@ public final class HTTPServer: Sendable {
     /// a minute at most with the rest counted.
     private func libraryMessage(_ text: String) {
         let lower = text.lowercased()
-        if lower.contains("failed to send") || lower.contains("connection reset") || lower.contains("broken pipe")
+        // "Application reported internal error": a connection this server chose to close (a body far too long),
+        // already logged as a refusal.
+        if lower.contains("failed to send") || lower.contains("application reported internal error") || lower.contains("connection reset") || lower.contains("broken pipe")
             || lower.contains("closed by remote") || lower.contains("socket has been closed") {
             return
         }
