@@ -22,7 +22,8 @@ public enum MQTTPayload {
             members = given
         }
         if members.contains(where: { $0.name == "cmd" }) {
-            return .failure(.badField("cmd", "commands are not taken on say topics (\(commandTopic) is planned, not served yet)"))
+            return .failure(.badField(
+                "cmd", "commands are not taken on say topics (\(commandTopic) is planned, not served yet)"))
         }
         if members.contains(where: { $0.name == "wait" }) {
             return .failure(.badField("wait", "has no meaning over MQTT (nothing can answer a publish)"))

@@ -9,7 +9,8 @@ private func client(_ pointer: UnsafeMutableRawPointer?) -> MQTTClient {
     Unmanaged<MQTTClient>.fromOpaque(pointer!).takeUnretainedValue()
 }
 
-let mqttConnected: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32) -> Void = { _, data, code, flags in
+let mqttConnected: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32) -> Void = {
+    _, data, code, flags in
     client(data).connected(code: code, sessionPresent: flags & 1 != 0)
 }
 
@@ -25,7 +26,9 @@ let mqttMessage: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Unsaf
     client(data).received(topic: String(cString: topic), payload: payload, mid: message.mid, retained: message.retain)
 }
 
-let mqttSubscribed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, UnsafePointer<Int32>?) -> Void = {
+let mqttSubscribed: @convention(c) (
+    OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, UnsafePointer<Int32>?
+) -> Void = {
     _, data, _, count, granted in
     let levels = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
     client(data).subscribed(granted: levels)
@@ -49,6 +52,9 @@ extension MQTTClient {
         let after = [connectionFault.resolved(), credentialFault.resolved()].compactMap { $0 }.first
         log("MQTT: connected to \(settings.brokerDescription) as \(settings.clientID) "
             + (sessionPresent ? "(session resumed)" : "(new session)") + (after.map { " \($0)" } ?? ""))
+        // `online` before the subscription, so that by the SUBACK the broker holds it.
+        let online = Array("online".utf8)
+        _ = mosquitto_publish(handle, nil, settings.availabilityTopic, Int32(online.count), online, 1, true)
         let topics = settings.sayTopics
         let pointers: [UnsafeMutablePointer<CChar>?] = topics.map { strdup($0) }
         defer { pointers.forEach { free($0) } }
@@ -56,22 +62,22 @@ extension MQTTClient {
             mosquitto_subscribe_multiple(handle, nil, Int32(topics.count), buffer.baseAddress, 1, 0, nil)
         }
         if status != MOSQ_ERR_SUCCESS.rawValue {
-            log(LogPriority.error + "MQTT: could not subscribe to \(topics.joined(separator: ", ")): \(Self.describe(status))")
+            log(LogPriority.error
+                + "MQTT: could not subscribe to \(topics.joined(separator: ", ")): \(Self.describe(status))")
         }
-        let online = Array("online".utf8)
-        _ = mosquitto_publish(handle, nil, settings.availabilityTopic, Int32(online.count), online, 1, true)
     }
 
     func disconnected(status: Int32) {
         let wasConnected = isConnected
         isConnected = false
         guard !isStopping, reconnectAt == nil else { return }
-        if wasConnected {
-            backoffSeconds = Self.firstBackoff
-            log(LogPriority.warning + "MQTT: lost the connection to \(settings.brokerDescription) (\(Self.describe(status))); "
-                + "reconnecting; messages for this box wait in the broker meanwhile")
-        }
-        connectionFailed(Self.describe(status))
+        guard wasConnected else { return connectionFailed(Self.describe(status)) }
+        // Not yet a failed attempt: the first try comes after the shortest back-off.
+        log(LogPriority.warning
+            + "MQTT: lost the connection to \(settings.brokerDescription) (\(Self.describe(status))); "
+            + "reconnecting; messages for this box wait in the broker meanwhile")
+        reconnectAt = WallClock.monotonicSeconds() + Self.firstBackoff
+        backoffSeconds = Self.firstBackoff * 2
     }
 
     func subscribed(granted: [Int32]) {
@@ -94,23 +100,25 @@ extension MQTTClient {
         guard !retained else {
             // Delivered because it was kept, not because it was just sent: it would be said again at every
             // reconnection.
-            return refuse(topic: topic, mid: mid, "it was published retained (said at every reconnection otherwise); "
+            return refuse(topic: topic, mid: mid, code: "retained",
+                "it was published retained (said at every reconnection otherwise); "
                 + "clear it with mosquitto_pub -r -n -t '\(topic)'")
         }
         guard settings.sayTopics.contains(topic) else {
-            return refuse(topic: topic, mid: mid, "not one of this box's topics (a group removed since the session began?)")
+            return refuse(topic: topic, mid: mid, code: "unknown-topic",
+                "not one of this box's topics (a group removed since the session began?)")
         }
         let submission: Submission
         switch MQTTPayload.read(payload, rules: rules, commandTopic: "\(settings.prefix)/\(settings.node)/cmd") {
         case .failure(let refusal):
-            return refuse(topic: topic, mid: mid, "\(refusal.code) \(refusal.reason)", code: refusal.code)
+            return refuse(topic: topic, mid: mid, code: refusal.code, "\(refusal.code) \(refusal.reason)")
         case .success(let read):
             submission = read
         }
         submit(submission, "mqtt \(topic)") { [self] reply in
             switch reply {
             case .refused(let refusal):
-                refuse(topic: topic, mid: mid, "\(refusal.code) \(refusal.reason)", code: refusal.code)
+                refuse(topic: topic, mid: mid, code: refusal.code, "\(refusal.code) \(refusal.reason)")
             case .accepted:
                 _ = refusals.withLock { $0.resolved() }  // the next refusal is logged as it comes again
             default:
@@ -121,7 +129,7 @@ extension MQTTClient {
 
     /// `refused a message on bobao/all/say (mid 7): bad-json …; nothing was spoken`, the first ten in a row
     /// one by one, then summed up.
-    func refuse(topic: String, mid: Int32, _ why: String, code: String = "mqtt-ignored") {
+    func refuse(topic: String, mid: Int32, code: String, _ why: String) {
         refused(code)
         let line = refusals.withLock {
             $0.occurred("MQTT: refused a message on \(topic) (mid \(mid)): \(why); nothing was spoken")

@@ -57,13 +57,15 @@ final class MQTTClient: @unchecked Sendable {
         self.refused = refused
         let clock: RepeatedFault.Clock = { WallClock.monotonicSeconds() }
         connectionFault = RepeatedFault("MQTT: still not connected to \(settings.brokerDescription)", clock: clock)
-        credentialFault = RepeatedFault("MQTT: the broker still refuses Bobao's credentials", noun: "refused attempt", clock: clock)
+        credentialFault = RepeatedFault(
+            "MQTT: the broker still refuses Bobao's credentials", noun: "refused attempt", clock: clock)
         refusals = Mutex(RepeatedFault("MQTT: more messages refused", noun: "refused message", logFirst: 10, clock: clock))
         Self.initializeLibrary
         // Clean session off with a fixed id: the broker keeps the subscriptions and queues QoS 1 messages
         // published while the box is away.
         guard let handle = mosquitto_new(settings.clientID, false, nil) else {
-            throw MQTTSettings.Invalid("libmosquitto could not make a client for id \(settings.clientID): \(String(cString: strerror(errno)))")
+            throw MQTTSettings.Invalid(
+                "libmosquitto could not make a client for id \(settings.clientID): \(String(cString: strerror(errno)))")
         }
         self.handle = handle
         var fds: [Int32] = [-1, -1]
@@ -94,7 +96,8 @@ final class MQTTClient: @unchecked Sendable {
         let offline = Array("offline".utf8)
         var status = mosquitto_will_set(handle, settings.availabilityTopic, Int32(offline.count), offline, 1, true)
         guard status == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTSettings.Invalid("libmosquitto refused the Will on \(settings.availabilityTopic): \(Self.describe(status))")
+            throw MQTTSettings.Invalid(
+                "libmosquitto refused the Will on \(settings.availabilityTopic): \(Self.describe(status))")
         }
         if let user = settings.user {
             status = mosquitto_username_pw_set(handle, user, settings.password)
@@ -130,7 +133,9 @@ final class MQTTClient: @unchecked Sendable {
         guard !stopRequested.exchange(true, ordering: .sequentiallyConsistent) else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        if finished.wait(timeout: .now() + timeout + 3) == .timedOut { log(LogPriority.warning + "MQTT: the client thread did not finish in time") }
+        if finished.wait(timeout: .now() + timeout + 3) == .timedOut {
+            log(LogPriority.warning + "MQTT: the client thread did not finish in time")
+        }
     }
 
     var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
@@ -147,7 +152,8 @@ final class MQTTClient: @unchecked Sendable {
             let socket = mosquitto_socket(handle)
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             if socket >= 0 {
-                fds.append(pollfd(fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0), revents: 0))
+                let events = Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0)
+                fds.append(pollfd(fd: socket, events: events, revents: 0))
             }
             var timeout: Int32 = 1000  // libmosquitto's keep-alive and retries want a call every second
             if let at = reconnectAt { timeout = Int32(max(0, min(1000, (at - now) * 1000))) }

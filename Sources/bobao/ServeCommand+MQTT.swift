@@ -12,7 +12,8 @@ extension ServeCommand {
         let groups = Self.groups(args)
         let prefix = args.string("mqtt-prefix") ?? "bobao"
         do {
-            try MQTTSettings.checkLevel(node, what: args.string("node") == nil ? "the host name (the default --node)" : "the node name")
+            let what = args.string("node") == nil ? "the host name (the default --node)" : "the node name"
+            try MQTTSettings.checkLevel(node, what: what)
         } catch {
             throw CommandError.usage("\(args.label("node")): \(error.description)")
         }
@@ -35,7 +36,8 @@ extension ServeCommand {
         settings.user = args.string("mqtt-user")
         if let password = FileSystem.environment("BOBAO_MQTT_PASSWORD"), !password.isEmpty {
             guard settings.user != nil else {
-                throw CommandError.usage("BOBAO_MQTT_PASSWORD is set but --mqtt-user is not: MQTT sends a password only with a user name")
+                throw CommandError.usage(
+                    "BOBAO_MQTT_PASSWORD is set but --mqtt-user is not: MQTT sends a password only with a user name")
             }
             settings.password = password
         }
