@@ -22,6 +22,7 @@ final class MQTTClient: @unchecked Sendable {
     let log: EventLog
     let refused: @Sendable (String) -> Void
     private let stopRequested = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let finished = DispatchSemaphore(value: 0)
@@ -44,6 +45,8 @@ final class MQTTClient: @unchecked Sendable {
 
     static let firstBackoff = 1.0
     static let maximumBackoff = 30.0
+    /// How long a clean stop waits for the broker to acknowledge `offline`, in seconds.
+    static let offlineTimeout = 2.0
 
     /// Makes the client (no network yet). - Throws: `MQTTSettings.Invalid` when libmosquitto refuses a setting.
     init(
@@ -120,20 +123,22 @@ final class MQTTClient: @unchecked Sendable {
             + (settings.user.map { " (user \($0)\(settings.password == nil ? ", no password" : ""))" } ?? "")
             + "; announcements on \(settings.sayTopics.joined(separator: ", "))")
         reconnectAt = 0
+        started.store(true, ordering: .sequentiallyConsistent)
         startThread(name: "bobao-mqtt") { [self] in
             run()
             finished.signal()
         }
     }
 
-    /// Publishes `offline` (waiting up to `timeout` seconds for the broker to acknowledge it), disconnects
+    /// Publishes `offline` (waiting up to `offlineTimeout` for the broker to acknowledge it), disconnects
     /// cleanly, and returns once the loop thread has finished. Messages still in the broker stay there for
     /// the next start.
-    func stop(timeout: Double = 2) {
-        guard !stopRequested.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    func stop() {
+        guard !stopRequested.exchange(true, ordering: .sequentiallyConsistent),
+              started.load(ordering: .sequentiallyConsistent) else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        if finished.wait(timeout: .now() + timeout + 3) == .timedOut {
+        if finished.wait(timeout: .now() + Self.offlineTimeout + 3) == .timedOut {
             log(LogPriority.warning + "MQTT: the client thread did not finish in time")
         }
     }
@@ -206,8 +211,8 @@ final class MQTTClient: @unchecked Sendable {
         backoffSeconds = min(backoffSeconds * 2, Self.maximumBackoff)
     }
 
-    /// `offline` (retained), acknowledged or not within 2 s, then DISCONNECT, so the broker keeps the session
-    /// and does not publish the Will.
+    /// `offline` (retained), acknowledged or not within `offlineTimeout`, then DISCONNECT, so the broker
+    /// keeps the session and does not publish the Will.
     private func disconnectCleanly() {
         guard isConnected else { return }
         var mid: Int32 = 0
@@ -216,7 +221,7 @@ final class MQTTClient: @unchecked Sendable {
             == MOSQ_ERR_SUCCESS.rawValue
         {
             offlineMid = mid
-            let deadline = WallClock.monotonicSeconds() + 2
+            let deadline = WallClock.monotonicSeconds() + Self.offlineTimeout
             while !offlineAcknowledged, isConnected, WallClock.monotonicSeconds() < deadline {
                 pump(timeoutMilliseconds: 100)
             }
