@@ -39,6 +39,12 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        /// libmosquitto, the MQTT client (`--mqtt`).
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         /// libmicrohttpd, the HTTP server (`--http`): its header, and plain calls for its variadic set-up.
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
@@ -65,6 +71,7 @@ let package = Package(
             name: "BobaoServer",
             dependencies: [
                 "BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "CLinux", "CSQLite", "CSystemd", "CMicroHTTPD",
+                "CMosquitto",
             ]),
         .executableTarget(
             name: "bobao", dependencies: ["BobaoCore", "BobaoPlatform", "BobaoSpeech", "BobaoAudio", "BobaoServer"]),

@@ -17,6 +17,8 @@ packages=(
     libpulse-dev                     # the player (libpulse's native protocol)
     libsystemd-dev                   # sd_notify: readiness and the watchdog under systemd
     libmicrohttpd-dev                # the HTTP server (--http)
+    libmosquitto-dev                 # the MQTT client (--mqtt)
+    mosquitto mosquitto-clients      # a private broker and mosquitto_pub/_sub for the MQTT tests (its daemon is kept from starting: below)
     pulseaudio pulseaudio-utils      # a sound server and pactl/parec for tests and headless boxes
     sox                              # soxi, for checking rendered files
     netcat-openbsd                   # nc, as users send text
@@ -32,7 +34,7 @@ packages=(
 if [ "${1:-}" = --run ]; then
     packages=(
         pkg-config libespeak-ng-dev espeak-ng-data libsqlite3-dev libcjson-dev libpulse-dev libsystemd-dev
-        libmicrohttpd-dev
+        libmicrohttpd-dev libmosquitto-dev
         pulseaudio-utils  # pactl: which sound server answers, and its sinks
     )
     if ! dpkg-query -W -f='${Status}' pipewire-pulse 2>/dev/null | grep -q "install ok installed"; then
@@ -57,11 +59,12 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 echo "install-deps: installing ${missing[*]}" >&2
 $sudo apt-get update -qq
-# Only promtool is wanted from the prometheus package: its daemon (which would listen on :9090 from now on)
-# is kept from starting while it installs, and from starting at boot.
+# Only promtool is wanted from the prometheus package, and only the broker program from mosquitto (the tests
+# start their own): their daemons (which would listen on :9090 and :1883 from now on) are kept from starting
+# while they install, and from starting at boot.
 policy=/usr/sbin/policy-rc.d
 made_policy=""
-if [[ " ${missing[*]} " == *" prometheus "* ]] && [ ! -e "$policy" ]; then
+if [[ " ${missing[*]} " == *" prometheus "* || " ${missing[*]} " == *" mosquitto "* ]] && [ ! -e "$policy" ]; then
     printf '#!/bin/sh\n# scripts/install-deps.sh: no daemon starts while it installs packages\nexit 101\n' | $sudo tee "$policy" >/dev/null
     $sudo chmod 755 "$policy"
     made_policy=yes
@@ -70,6 +73,8 @@ status=0
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || status=$?
 if [ -n "$made_policy" ]; then
     $sudo rm -f "$policy"
-    $sudo systemctl disable prometheus >/dev/null 2>&1 || true
+    for unit in prometheus mosquitto; do
+        if [[ " ${missing[*]} " == *" $unit "* ]]; then $sudo systemctl disable "$unit" >/dev/null 2>&1 || true; fi
+    done
 fi
 exit "$status"

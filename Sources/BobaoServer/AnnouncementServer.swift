@@ -13,6 +13,7 @@ public final class AnnouncementServer: Sendable {
     private let ducker: StreamDucker?
     private let listener: LineListener
     private let http: HTTPServer?
+    private let mqtt: MQTTClient?
     private let volume: StreamVolume
     private let log: EventLog
     private let notifier: ServiceNotifier?
@@ -73,6 +74,7 @@ public final class AnnouncementServer: Sendable {
         } else {
             http = nil
         }
+        mqtt = try Self.makeMQTTClient(configuration: configuration, requests: requests, metrics: metrics, log: log)
         listener = try Self.makeListener(
             configuration: configuration, requests: requests, httpAddress: http?.boundAddress, metrics: metrics, log: log)
     }
@@ -145,6 +147,7 @@ public final class AnnouncementServer: Sendable {
         } catch {
             log(LogPriority.error + "could not serve HTTP: \(error)")
         }
+        mqtt?.start()
         notifier?.ready { [player, board] in ServiceStatus.line(output: player.status, board: board.snapshot) }
     }
 
@@ -161,6 +164,9 @@ public final class AnnouncementServer: Sendable {
     /// stops the player. Announcements still waiting are logged one by one, never dropped silently.
     public func shutdown(timeout: Double = 30) {
         notifier?.stopping()
+        // MQTT first: what the broker has not yet handed over stays there for the next start, and the box is
+        // `offline` to the fleet from now on.
+        mqtt?.stop()
         // Close the board first: lines from now on are refused (`ERR shutting-down`), and every line already
         // handed to the spool is stored and answered. The listener goes on answering (clients hear why their
         // lines are refused) until everything else has stopped.

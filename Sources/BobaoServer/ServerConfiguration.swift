@@ -7,6 +7,8 @@ public struct ServerConfiguration: Sendable {
     public var listen = ListenAddress(host: "127.0.0.1", port: ListenAddress.defaultPort)
     /// Where to serve HTTP (`--http`): webhooks, the web console, metrics; nil (the default) serves none.
     public var http: ListenAddress?
+    /// The MQTT broker to take announcements from (`--mqtt`), and the node's topics; nil (the default): none.
+    public var mqtt: MQTTSettings?
     /// Voice, rate, pitch and volume of every announcement.
     public var speech = SpeechParameters()
     /// How many accepted announcements may wait; the next gets `ERR queue-full`.

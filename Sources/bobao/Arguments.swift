@@ -11,6 +11,8 @@ struct CommandError: Error, CustomStringConvertible {
 /// Reads `--flag VALUE`, `--flag=VALUE`, bare `--switch` and positional arguments, in any order.
 struct Arguments {
     private var options: [String: String] = [:]
+    /// Every value a flag given more than once had, in order (`options` holds the last).
+    private var repeated: [String: [String]] = [:]
     private var switches: Set<String> = []
     private(set) var positional: [String] = []
     private var known: Set<String>
@@ -49,6 +51,7 @@ struct Arguments {
                     index += 1
                 }
                 options[name] = value
+                repeated[name, default: []].append(value!)
             } else {
                 throw CommandError.usage("unknown option \(argument)")
             }
@@ -57,6 +60,11 @@ struct Arguments {
 
     func string(_ name: String) -> String? { options[name] }
     func flag(_ name: String) -> Bool { switches.contains(name) }
+    /// Every value of a flag that may be repeated (`--group a --group b`), or its variable's one value.
+    func strings(_ name: String) -> [String] {
+        guard let last = options[name] else { return [] }
+        return repeated[name] ?? [last]
+    }
 
     /// How an error names a setting: `--queue`, or `BOBAO_QUEUE` when the value came from the environment.
     func label(_ name: String) -> String { variables[name] ?? "--\(name)" }

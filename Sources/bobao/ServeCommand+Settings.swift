@@ -25,6 +25,7 @@ extension ServeCommand {
                 throw CommandError.usage("\(args.label("http")): \(error.description)")
             }
         }
+        configuration.mqtt = try mqttSettings(from: args)
         if let sink = args.string("sink") { configuration.player.sinkName = sink }
         if let role = args.string("media-role") { configuration.player.mediaRole = role }
         // Every number has an upper bound too: a typo must be an error, never an overflow later.

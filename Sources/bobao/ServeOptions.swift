@@ -1,5 +1,6 @@
 import BobaoAudio
 import BobaoCore
+import BobaoPlatform
 import BobaoServer
 
 /// One `bobao serve` setting: its flag, its `BOBAO_…` variable, its help, and how its value is shown.
@@ -24,6 +25,27 @@ enum ServeOptions {
         ServeOption(name: "http", placeholder: "HOST:PORT",
                     help: "also serve HTTP there: POST /announce for webhooks, the web console at /, /metrics, /events (off unless given; same access rules, the token as Authorization: Bearer)") { c, _ in
             c.http.map { "\($0)" } ?? "(off)"
+        },
+        ServeOption(name: "mqtt", placeholder: "URL",
+                    help: "also take announcements from this MQTT broker, mqtt://HOST[:PORT] (port 1883 by default; mqtts:// is not supported yet): on PREFIX/NODE/say, PREFIX/group/GROUP/say and PREFIX/all/say") { c, _ in
+            c.mqtt.map { "mqtt://\($0.brokerDescription)" } ?? "(off)"
+        },
+        ServeOption(name: "mqtt-user", placeholder: "NAME",
+                    help: "the user name Bobao gives the broker; its password comes from BOBAO_MQTT_PASSWORD, never from the command line") { c, a in
+            guard let user = c.mqtt?.user ?? a.string("mqtt-user") else { return "(none)" }
+            return user + (FileSystem.environment("BOBAO_MQTT_PASSWORD").map { " (password from BOBAO_MQTT_PASSWORD, \($0.utf8.count) bytes)" } ?? " (no password)")
+        },
+        ServeOption(name: "node", placeholder: "NAME",
+                    help: "this box's name in MQTT topics (PREFIX/NODE/say) and its client id bobao-NODE; default: the host name") { c, a in
+            c.mqtt?.node ?? a.string("node") ?? "(the host name, \(ServeCommand.hostName()))"
+        },
+        ServeOption(name: "group", placeholder: "NAME[,NAME…]",
+                    help: "MQTT groups this box belongs to, each heard on PREFIX/group/NAME/say; repeat the option or separate names with commas") { c, a in
+            let groups = c.mqtt?.groups ?? ServeCommand.groups(a)
+            return groups.isEmpty ? "(none)" : groups.joined(separator: ",")
+        },
+        ServeOption(name: "mqtt-prefix", placeholder: "PREFIX", help: "the first level(s) of every MQTT topic") { c, a in
+            c.mqtt?.prefix ?? a.string("mqtt-prefix") ?? "bobao"
         },
         ServeOption(name: "token", placeholder: "SECRET",
                     help: "clients must send AUTH SECRET as their first line, HTTP clients Authorization: Bearer SECRET (BOBAO_TOKEN keeps it out of the process list)") { c, _ in
@@ -96,7 +118,7 @@ enum ServeOptions {
     /// each with the setting meant: a typo in /etc/default/bobao would otherwise go unnoticed. Other
     /// `BOBAO_…` variables (BOBAO_VOICES, the test scripts' own) are not Bobao's concern here.
     static func misspeltVariables(in environment: [String: String]) -> [(String, String)] {
-        let known = all.map(\.variable) + ["BOBAO_VOICES"]
+        let known = all.map(\.variable) + ["BOBAO_VOICES", "BOBAO_MQTT_PASSWORD"]
         return environment.keys.sorted().compactMap { name in
             guard name.hasPrefix("BOBAO_"), !known.contains(name) else { return nil }
             let nearest = known.map { ($0, editDistance(name, $0)) }.min { $0.1 < $1.1 }!

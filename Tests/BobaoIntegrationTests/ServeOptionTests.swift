@@ -57,7 +57,8 @@ struct ServeEnvironmentTests {
         }.filter { $0 != "print-config" }
         #expect(names.count >= 27, "\(names)")
         // A value each option accepts, given through its variable only.
-        let samples = ["listen": "127.0.0.1:7795", "http": "127.0.0.1:8095", "token": "s3cret", "allow": "10.0.0.0/8", "voice": "zh", "rate": "200",
+        let samples = ["listen": "127.0.0.1:7795", "http": "127.0.0.1:8095", "mqtt": "mqtt://127.0.0.1:1883",
+                       "mqtt-user": "kiosk", "node": "till-3", "group": "front,kitchen", "mqtt-prefix": "shop/bobao", "token": "s3cret", "allow": "10.0.0.0/8", "voice": "zh", "rate": "200",
                        "pitch": "60", "volume": "90", "sink": "kiosk", "media-role": "phone", "keepalive": "noise",
                        "keepalive-level": "-70", "gap": "50", "duck": "0.5", "chime": "ding", "queue": "9", "ttl": "30",
                        "max-speech": "20", "spool": "/tmp/bobao-env-test.db", "no-spool": "false", "max-line": "2048",

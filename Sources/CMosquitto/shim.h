@@ -1,0 +1,2 @@
+// libmosquitto, the MQTT client library (Debian's libmosquitto-dev).
+#include <mosquitto.h>
