@@ -45,8 +45,9 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        /// libmicrohttpd, the HTTP server (`--http`): its header, and plain calls for its variadic set-up.
-        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
+        /// libmicrohttpd, the HTTP server (`--http`): its header, plain calls for its variadic set-up, and the
+        /// library opened only when `--http` asks for it (see http_daemon.c).
+        .target(name: "CMicroHTTPD"),
         /// epoll and eventfd, which the Glibc module does not export (headers only, nothing to link).
         .systemLibrary(name: "CLinux"),
 

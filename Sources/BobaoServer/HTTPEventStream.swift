@@ -45,7 +45,7 @@ final class HTTPEventStream: Sendable {
             defer { state.suspended = false }
             return state.suspended
         }
-        if resume { MHD_resume_connection(connection) }
+        if resume { bobao_mhd_resume_connection(connection) }
     }
 
     /// Ends the stream after what is buffered (at shutdown), from any thread.
@@ -55,14 +55,14 @@ final class HTTPEventStream: Sendable {
             defer { state.suspended = false }
             return state.suspended
         }
-        if resume { MHD_resume_connection(connection) }
+        if resume { bobao_mhd_resume_connection(connection) }
     }
 
     /// Queues the streaming response (on libmicrohttpd's thread). The response holds the stream until
     /// libmicrohttpd frees it.
     func queue(on connection: OpaquePointer) -> MHD_Result {
         let context = Unmanaged.passRetained(self).toOpaque()
-        let response = MHD_create_response_from_callback(
+        let response = bobao_mhd_create_response_from_callback(
             UInt64.max, 16 * 1024,
             { context, _, buffer, capacity in
                 Unmanaged<HTTPEventStream>.fromOpaque(context!).takeUnretainedValue().read(into: buffer!, capacity: capacity)
@@ -76,9 +76,9 @@ final class HTTPEventStream: Sendable {
             Unmanaged<HTTPEventStream>.fromOpaque(context).release()
             return .NO
         }
-        defer { MHD_destroy_response(response) }
+        defer { bobao_mhd_destroy_response(response) }
         HTTPResponse.addHeaders(to: response, contentType: "text/event-stream; charset=utf-8", extra: [("X-Accel-Buffering", "no")])
-        return MHD_queue_response(connection, 200, response)
+        return bobao_mhd_queue_response(connection, 200, response)
     }
 
     /// The content reader: what is buffered, or the end, or (nothing yet) suspends the connection.
@@ -94,7 +94,7 @@ final class HTTPEventStream: Sendable {
                 return count
             }
             if state.ended { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
-            MHD_suspend_connection(connection)
+            bobao_mhd_suspend_connection(connection)
             state.suspended = true
             return 0
         }

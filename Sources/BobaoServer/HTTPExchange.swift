@@ -22,19 +22,19 @@ struct HTTPResponse: Sendable {
     /// Queues the response on the connection (on libmicrohttpd's thread, from its access handler).
     func queue(on connection: OpaquePointer) -> MHD_Result {
         let response = body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            bobao_mhd_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let response else { return .NO }
-        defer { MHD_destroy_response(response) }
+        defer { bobao_mhd_destroy_response(response) }
         HTTPResponse.addHeaders(to: response, contentType: contentType, extra: headers)
-        return MHD_queue_response(connection, UInt32(status), response)
+        return bobao_mhd_queue_response(connection, UInt32(status), response)
     }
 
     static func addHeaders(to response: OpaquePointer, contentType: String, extra: [(String, String)]) {
-        MHD_add_response_header(response, "Content-Type", contentType)
-        MHD_add_response_header(response, "Cache-Control", "no-store")
-        MHD_add_response_header(response, "X-Content-Type-Options", "nosniff")
-        for (name, value) in extra { MHD_add_response_header(response, name, value) }
+        bobao_mhd_add_response_header(response, "Content-Type", contentType)
+        bobao_mhd_add_response_header(response, "Cache-Control", "no-store")
+        bobao_mhd_add_response_header(response, "X-Content-Type-Options", "nosniff")
+        for (name, value) in extra { bobao_mhd_add_response_header(response, name, value) }
     }
 }
 
@@ -131,7 +131,7 @@ final class HTTPExchange: Sendable {
             defer { state.suspended = false }
             return state.suspended
         }
-        if resume { MHD_resume_connection(connection) }
+        if resume { bobao_mhd_resume_connection(connection) }
     }
 
     /// On libmicrohttpd's thread, once the route has started something that answers later: queues the answer
@@ -143,7 +143,7 @@ final class HTTPExchange: Sendable {
                 state.answered = true
                 return response
             }
-            MHD_suspend_connection(connection)
+            bobao_mhd_suspend_connection(connection)
             state.suspended = true
             return nil
         }

@@ -74,6 +74,14 @@ public final class HTTPServer: Sendable {
     private let heartbeatStop = DispatchSemaphore(value: 0)
     static let heartbeatSeconds = 15
 
+    /// libmicrohttpd, opened for `--http` only, is not there.
+    public struct LibraryMissing: Error, CustomStringConvertible {
+        public var detail: String
+        public var description: String {
+            "--http needs libmicrohttpd (Debian: apt install libmicrohttpd12): \(detail)"
+        }
+    }
+
     private struct Daemon: @unchecked Sendable {
         let pointer: OpaquePointer
         let logger: UnsafeMutablePointer<bobao_http_logger>
@@ -82,6 +90,9 @@ public final class HTTPServer: Sendable {
     /// Binds at once (port 0 picks a free port); serving starts with `start`.
     /// - Throws: `AccessPolicy.Unsafe` beyond loopback without a token or allow list, or the socket's error.
     init(settings: Settings, services: Services, log: @escaping @Sendable (String) -> Void) throws {
+        if let problem = bobao_http_load() {
+            throw LibraryMissing(detail: String(cString: problem))
+        }
         let hosts = try SocketAddress.resolve(host: settings.address.host, port: settings.address.port).map(\.host)
         try settings.access.check(listeningOn: settings.address, hosts: hosts)
         let socket = try ListeningSocket(settings.address)
@@ -165,7 +176,7 @@ public final class HTTPServer: Sendable {
         // Let the answers just given go out (a second at most) before the daemon closes every connection.
         if !waiting.isEmpty && !pending.withLock({ $0.isEmpty }) { _ = drained.wait(timeout: .now() + 1) }
         guard let daemon = daemon.withLock({ $0.take() }) else { return }
-        MHD_stop_daemon(daemon.pointer)
+        bobao_mhd_stop_daemon(daemon.pointer)
         daemon.logger.deallocate()
     }
 

@@ -6,6 +6,21 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
+/// Opens libmicrohttpd (once; later calls return the first answer): NULL when it is ready, else what went
+/// wrong. Everything below needs it; `bobao_http_start` calls it.
+const char *bobao_http_load(void);
+
+/// libmicrohttpd's calls Bobao makes, through the library opened by `bobao_http_load`.
+void bobao_mhd_stop_daemon(struct MHD_Daemon *daemon);
+enum MHD_Result bobao_mhd_add_response_header(struct MHD_Response *response, const char *header, const char *content);
+struct MHD_Response *bobao_mhd_create_response_from_buffer(size_t size, void *buffer, enum MHD_ResponseMemoryMode mode);
+struct MHD_Response *bobao_mhd_create_response_from_callback(
+    uint64_t size, size_t block_size, MHD_ContentReaderCallback reader, void *context, MHD_ContentReaderFreeCallback release);
+void bobao_mhd_destroy_response(struct MHD_Response *response);
+enum MHD_Result bobao_mhd_queue_response(struct MHD_Connection *connection, unsigned int status, struct MHD_Response *response);
+void bobao_mhd_resume_connection(struct MHD_Connection *connection);
+void bobao_mhd_suspend_connection(struct MHD_Connection *connection);
+
 /// Where the library's own error messages go, one formatted line at a time (its logger takes a va_list).
 /// The caller owns it and keeps it until the daemon has stopped.
 struct bobao_http_logger {
