@@ -39,12 +39,9 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        /// libmosquitto, the MQTT client (`--mqtt`).
-        .systemLibrary(
-            name: "CMosquitto",
-            pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
-        ),
+        /// libmosquitto, the MQTT client (`--mqtt`): its header, and the library opened only when `--mqtt` asks
+        /// for it (see mosquitto_loader.c).
+        .target(name: "CMosquitto"),
         /// libmicrohttpd, the HTTP server (`--http`): its header, plain calls for its variadic set-up, and the
         /// library opened only when `--http` asks for it (see http_daemon.c).
         .target(name: "CMicroHTTPD"),

@@ -71,8 +71,9 @@ mkdir -p "$work/shlibdeps/debian" "$root/DEBIAN"
 printf 'Source: bobao\n\nPackage: bobao\nArchitecture: any\n' >"$work/shlibdeps/debian/control"
 shlibs="$(cd "$work/shlibdeps" && dpkg-shlibdeps -O -e"$root/usr/bin/bobao")"
 shlibs="${shlibs#shlibs:Depends=}"
-# libmicrohttpd is opened at run time when --http asks for it (dlopen), so dpkg-shlibdeps cannot see it.
-shlibs="$shlibs, libmicrohttpd12"
+# libmicrohttpd and libmosquitto are opened at run time when --http or --mqtt asks for them (dlopen), so
+# dpkg-shlibdeps cannot see them.
+shlibs="$shlibs, libmicrohttpd12, libmosquitto1"
 if [ -z "$shlibs" ]; then
     echo "package-deb: dpkg-shlibdeps found no dependencies" >&2
     exit 1

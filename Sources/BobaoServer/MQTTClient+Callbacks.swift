@@ -42,7 +42,7 @@ extension MQTTClient {
     func connected(code: Int32, sessionPresent: Bool) {
         guard code == 0 else {
             // 4: bad user name or password; 5: not authorised. Either is a matter of credentials.
-            var why = String(cString: mosquitto_connack_string(code))  // "Connection Refused: not authorised."
+            var why = String(cString: bobao_mosquitto_connack_string(code))  // "Connection Refused: not authorised."
             if why.hasPrefix("Connection Refused: ") { why = String(why.dropFirst(20)) }
             if why.hasSuffix(".") { why = String(why.dropLast()) }
             return connectionFailed("CONNACK \(code): \(why)", credentials: code == 4 || code == 5)
@@ -54,12 +54,12 @@ extension MQTTClient {
             + (sessionPresent ? "(session resumed)" : "(new session)") + (after.map { " \($0)" } ?? ""))
         // `online` before the subscription, so that by the SUBACK the broker holds it.
         let online = Array("online".utf8)
-        _ = mosquitto_publish(handle, nil, settings.availabilityTopic, Int32(online.count), online, 1, true)
+        _ = bobao_mosquitto_publish(handle, nil, settings.availabilityTopic, Int32(online.count), online, 1, true)
         let topics = settings.sayTopics
         let pointers: [UnsafeMutablePointer<CChar>?] = topics.map { strdup($0) }
         defer { pointers.forEach { free($0) } }
         let status = pointers.withUnsafeBufferPointer { buffer in
-            mosquitto_subscribe_multiple(handle, nil, Int32(topics.count), buffer.baseAddress, 1, 0, nil)
+            bobao_mosquitto_subscribe_multiple(handle, nil, Int32(topics.count), buffer.baseAddress, 1, 0, nil)
         }
         if status != MOSQ_ERR_SUCCESS.rawValue {
             log(LogPriority.error

@@ -53,6 +53,9 @@ final class MQTTClient: @unchecked Sendable {
         settings: MQTTSettings, submit: @escaping LineListener.Submit, rules: MessageRules, log: EventLog,
         refused: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
+        if let problem = bobao_mosquitto_load() {  // opened only now: see mosquitto_loader.c
+            throw MQTTSettings.Invalid("--mqtt needs libmosquitto (Debian: apt install libmosquitto1): \(String(cString: problem))")
+        }
         self.settings = settings
         self.submit = submit
         self.rules = rules
@@ -66,14 +69,14 @@ final class MQTTClient: @unchecked Sendable {
         Self.initializeLibrary
         // Clean session off with a fixed id: the broker keeps the subscriptions and queues QoS 1 messages
         // published while the box is away.
-        guard let handle = mosquitto_new(settings.clientID, false, nil) else {
+        guard let handle = bobao_mosquitto_new(settings.clientID, false, nil) else {
             throw MQTTSettings.Invalid(
                 "libmosquitto could not make a client for id \(settings.clientID): \(String(cString: strerror(errno)))")
         }
         self.handle = handle
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
-            mosquitto_destroy(handle)
+            bobao_mosquitto_destroy(handle)
             throw MQTTSettings.Invalid("no pipe for the MQTT thread: \(String(cString: strerror(errno)))")
         }
         for fd in fds {
@@ -86,35 +89,35 @@ final class MQTTClient: @unchecked Sendable {
     }
 
     deinit {
-        mosquitto_destroy(handle)
+        bobao_mosquitto_destroy(handle)
         close(wakeRead)
         close(wakeWrite)
     }
 
     /// `mosquitto_lib_init` once per process.
-    private static let initializeLibrary: Void = { _ = mosquitto_lib_init() }()
+    private static let initializeLibrary: Void = { _ = bobao_mosquitto_lib_init() }()
 
     /// The Will, the user, and the callbacks (which reach `self` through libmosquitto's user data).
     private func configureHandle() throws {
         let offline = Array("offline".utf8)
-        var status = mosquitto_will_set(handle, settings.availabilityTopic, Int32(offline.count), offline, 1, true)
+        var status = bobao_mosquitto_will_set(handle, settings.availabilityTopic, Int32(offline.count), offline, 1, true)
         guard status == MOSQ_ERR_SUCCESS.rawValue else {
             throw MQTTSettings.Invalid(
                 "libmosquitto refused the Will on \(settings.availabilityTopic): \(Self.describe(status))")
         }
         if let user = settings.user {
-            status = mosquitto_username_pw_set(handle, user, settings.password)
+            status = bobao_mosquitto_username_pw_set(handle, user, settings.password)
             guard status == MOSQ_ERR_SUCCESS.rawValue else {
                 throw MQTTSettings.Invalid("libmosquitto refused the user name: \(Self.describe(status))")
             }
         }
-        _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)  // announcements are small and urgent
-        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-        mosquitto_connect_with_flags_callback_set(handle, mqttConnected)
-        mosquitto_disconnect_callback_set(handle, mqttDisconnected)
-        mosquitto_message_callback_set(handle, mqttMessage)
-        mosquitto_subscribe_callback_set(handle, mqttSubscribed)
-        mosquitto_publish_callback_set(handle, mqttPublished)
+        _ = bobao_mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)  // announcements are small and urgent
+        bobao_mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        bobao_mosquitto_connect_with_flags_callback_set(handle, mqttConnected)
+        bobao_mosquitto_disconnect_callback_set(handle, mqttDisconnected)
+        bobao_mosquitto_message_callback_set(handle, mqttMessage)
+        bobao_mosquitto_subscribe_callback_set(handle, mqttSubscribed)
+        bobao_mosquitto_publish_callback_set(handle, mqttPublished)
     }
 
     /// Starts the loop thread, which connects (and keeps reconnecting) in the background.
@@ -154,10 +157,10 @@ final class MQTTClient: @unchecked Sendable {
                 reconnectAt = nil
                 connect()
             }
-            let socket = mosquitto_socket(handle)
+            let socket = bobao_mosquitto_socket(handle)
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             if socket >= 0 {
-                let events = Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0)
+                let events = Int16(POLLIN) | (bobao_mosquitto_want_write(handle) ? Int16(POLLOUT) : 0)
                 fds.append(pollfd(fd: socket, events: events, revents: 0))
             }
             var timeout: Int32 = 1000  // libmosquitto's keep-alive and retries want a call every second
@@ -173,12 +176,12 @@ final class MQTTClient: @unchecked Sendable {
     /// One round of libmosquitto's I/O; a failure closes the socket (libmosquitto calls `disconnected`).
     private func serviceSocket(readable: Bool, writable: Bool) {
         var status = MOSQ_ERR_SUCCESS.rawValue
-        if readable { status = mosquitto_loop_read(handle, 1) }
-        if status == MOSQ_ERR_SUCCESS.rawValue, writable || mosquitto_want_write(handle) {
-            status = mosquitto_loop_write(handle, 1)
+        if readable { status = bobao_mosquitto_loop_read(handle, 1) }
+        if status == MOSQ_ERR_SUCCESS.rawValue, writable || bobao_mosquitto_want_write(handle) {
+            status = bobao_mosquitto_loop_write(handle, 1)
         }
-        if status == MOSQ_ERR_SUCCESS.rawValue { status = mosquitto_loop_misc(handle) }
-        if status != MOSQ_ERR_SUCCESS.rawValue, mosquitto_socket(handle) < 0, reconnectAt == nil {
+        if status == MOSQ_ERR_SUCCESS.rawValue { status = bobao_mosquitto_loop_misc(handle) }
+        if status != MOSQ_ERR_SUCCESS.rawValue, bobao_mosquitto_socket(handle) < 0, reconnectAt == nil {
             connectionFailed(Self.describe(status))
         }
     }
@@ -186,7 +189,7 @@ final class MQTTClient: @unchecked Sendable {
     /// A first connection or a reconnection, without blocking on the TCP handshake (a host name is looked up
     /// here, which may block briefly).
     private func connect() {
-        let status = mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepAliveSeconds))
+        let status = bobao_mosquitto_connect_async(handle, settings.host, Int32(settings.port), Int32(settings.keepAliveSeconds))
         if status != MOSQ_ERR_SUCCESS.rawValue { connectionFailed(Self.describe(status)) }
     }
 
@@ -217,7 +220,7 @@ final class MQTTClient: @unchecked Sendable {
         guard isConnected else { return }
         var mid: Int32 = 0
         let offline = Array("offline".utf8)
-        if mosquitto_publish(handle, &mid, settings.availabilityTopic, Int32(offline.count), offline, 1, true)
+        if bobao_mosquitto_publish(handle, &mid, settings.availabilityTopic, Int32(offline.count), offline, 1, true)
             == MOSQ_ERR_SUCCESS.rawValue
         {
             offlineMid = mid
@@ -226,25 +229,25 @@ final class MQTTClient: @unchecked Sendable {
                 pump(timeoutMilliseconds: 100)
             }
         }
-        _ = mosquitto_disconnect(handle)
+        _ = bobao_mosquitto_disconnect(handle)
         let deadline = WallClock.monotonicSeconds() + 1
-        while mosquitto_socket(handle) >= 0, WallClock.monotonicSeconds() < deadline { pump(timeoutMilliseconds: 100) }
+        while bobao_mosquitto_socket(handle) >= 0, WallClock.monotonicSeconds() < deadline { pump(timeoutMilliseconds: 100) }
         log("MQTT: disconnected from \(settings.brokerDescription); \(settings.availabilityTopic) is offline")
     }
 
     private func pump(timeoutMilliseconds: Int32) {
-        let socket = mosquitto_socket(handle)
+        let socket = bobao_mosquitto_socket(handle)
         guard socket >= 0 else { return }
-        var fd = pollfd(fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0), revents: 0)
+        var fd = pollfd(fd: socket, events: Int16(POLLIN) | (bobao_mosquitto_want_write(handle) ? Int16(POLLOUT) : 0), revents: 0)
         _ = poll(&fd, 1, timeoutMilliseconds)
-        var status = mosquitto_loop_read(handle, 1)
-        if status == MOSQ_ERR_SUCCESS.rawValue, mosquitto_socket(handle) >= 0 { status = mosquitto_loop_write(handle, 1) }
+        var status = bobao_mosquitto_loop_read(handle, 1)
+        if status == MOSQ_ERR_SUCCESS.rawValue, bobao_mosquitto_socket(handle) >= 0 { status = bobao_mosquitto_loop_write(handle, 1) }
         if status != MOSQ_ERR_SUCCESS.rawValue { isConnected = false }
     }
 
     /// libmosquitto's words for one of its error codes (`MOSQ_ERR_ERRNO`: the system's).
     static func describe(_ status: Int32) -> String {
         if status == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
-        return String(cString: mosquitto_strerror(status))
+        return String(cString: bobao_mosquitto_strerror(status))
     }
 }

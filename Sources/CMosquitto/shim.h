@@ -1,2 +1,0 @@
-// libmosquitto, the MQTT client library (Debian's libmosquitto-dev).
-#include <mosquitto.h>
