@@ -6,8 +6,7 @@ extension SoundSuites {
     /// `bobao serve --mqtt` against a private mosquitto on loopback: what is published to the node's, a
     /// group's and everyone's `say` topic is heard at the null sink's monitor; availability follows the
     /// process, through a clean stop and through kill -9 (the Will).
-    @Suite(.serialized, .timeLimit(.minutes(3)),
-           .enabled(if: MQTTBroker.canRun, "needs mosquitto and mosquitto-clients (scripts/install-deps.sh)"))
+    @Suite(.serialized, .timeLimit(.minutes(3)))
     struct MQTTAnnounceTests {
         let sound: TestSoundServer.Connection
 

@@ -6,13 +6,6 @@ import Glibc
 /// port, stopped when released. `mosquitto_pub`/`mosquitto_sub` are the clients the tests publish and
 /// read with.
 final class MQTTBroker: @unchecked Sendable {
-    /// Under `CI=true` the MQTT tests always run, and so fail when mosquitto is missing; elsewhere they are
-    /// skipped then.
-    static var canRun: Bool {
-        ProcessInfo.processInfo.environment["CI"] == "true"
-            || (findProgram("mosquitto") != nil && findProgram("mosquitto_pub") != nil && findProgram("mosquitto_sub") != nil)
-    }
-
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
@@ -27,7 +20,12 @@ final class MQTTBroker: @unchecked Sendable {
     /// - Parameters:
     ///   - port: where to listen; by default a free port.
     ///   - users: user → password; none: anonymous clients are allowed.
+    /// Throws, naming what is missing, when mosquitto or its clients are not installed: the tests fail then,
+    /// never skip (scripts/install-deps.sh installs them).
     init(port: UInt16? = nil, users: [String: String] = [:]) throws {
+        for program in ["mosquitto", "mosquitto_pub", "mosquitto_sub"] where findProgram(program) == nil {
+            throw Failure(description: "\(program) is missing: scripts/install-deps.sh installs mosquitto and mosquitto-clients")
+        }
         self.port = try port ?? Self.freePort()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("bobao-mqtt-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -4,8 +4,7 @@ import Testing
 
 extension SoundSuites {
     /// The connection to the broker: availability, a broker that is down or comes later, wrong credentials.
-    @Suite(.serialized, .timeLimit(.minutes(3)),
-           .enabled(if: MQTTBroker.canRun, "needs mosquitto and mosquitto-clients (scripts/install-deps.sh)"))
+    @Suite(.serialized, .timeLimit(.minutes(3)))
     struct MQTTConnectionTests {
         let sound: TestSoundServer.Connection
         let availability = "bobao/box-c/availability"
