@@ -63,6 +63,17 @@ public final class MonitorRecorder: @unchecked Sendable {
         return true
     }
 
+    /// Waits until the recording holds `count` utterances followed by `quiet` seconds of silence (or `timeout`
+    /// passes); returns the utterances heard.
+    public func waitForUtterances(_ count: Int, quiet: Double, timeout: Double = 30) -> [SignalAnalysis.Segment] {
+        _ = waitUntil(timeout: timeout) { samples in
+            let analysis = SignalAnalysis(samples, sampleRate: sampleRate)
+            let segments = analysis.segments()
+            return segments.count >= count && analysis.duration - segments.last!.end >= quiet
+        }
+        return analysis.segments()
+    }
+
     /// Waits until `seconds` more of audio have been recorded.
     public func record(seconds: Double) {
         let target = samples.count + Int(seconds * Double(sampleRate))

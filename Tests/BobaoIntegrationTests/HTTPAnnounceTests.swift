@@ -16,19 +16,11 @@ extension SoundSuites {
         }
 
         func start(_ arguments: [String] = []) throws -> (ServerProcess, UInt16) {
-            let server = try ServerProcess(arguments: ["--http", "127.0.0.1:0"] + arguments, pulseServer: sound.address)
-            return (server, try #require(server.httpPort))
+            try ServerProcess.withHTTP(arguments, sound: sound)
         }
 
-        func utterances(_ count: Int, in recorder: MonitorRecorder, quiet: Double = 0.6, timeout: Double = 30)
-            -> [SignalAnalysis.Segment]
-        {
-            recorder.waitUntil(timeout: timeout) { samples in
-                let analysis = SignalAnalysis(samples, sampleRate: recorder.sampleRate)
-                let segments = analysis.segments()
-                return segments.count >= count && analysis.duration - segments.last!.end >= quiet
-            }
-            return recorder.analysis.segments()
+        func utterances(_ count: Int, in recorder: MonitorRecorder, timeout: Double = 30) -> [SignalAnalysis.Segment] {
+            recorder.waitForUtterances(count, quiet: 0.6, timeout: timeout)
         }
 
         @Test func aPostedPlainTextIsAcceptedAndHeard() throws {

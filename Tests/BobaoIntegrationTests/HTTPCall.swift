@@ -96,6 +96,15 @@ struct HTTPCall {
     }
 }
 
+extension ServerProcess {
+    /// A `bobao serve --http 127.0.0.1:0` on the given sound server, with its HTTP port.
+    static func withHTTP(_ arguments: [String] = [], sound: TestSoundServer.Connection) throws -> (ServerProcess, UInt16) {
+        let server = try ServerProcess(arguments: ["--http", "127.0.0.1:0"] + arguments, pulseServer: sound.address)
+        guard let port = server.httpPort else { throw POSIXError(.EPROTO, userInfo: [NSLocalizedDescriptionKey: "no HTTP port printed"]) }
+        return (server, port)
+    }
+}
+
 /// `GET /events` read as it streams (HTTP/1.0, so the events arrive unchunked until the server closes).
 final class EventStreamReader: @unchecked Sendable {
     private let fd: Int32

@@ -14,8 +14,7 @@ extension SoundSuites {
         }
 
         func start(_ arguments: [String] = []) throws -> (ServerProcess, UInt16) {
-            let server = try ServerProcess(arguments: ["--http", "127.0.0.1:0"] + arguments, pulseServer: sound.address)
-            return (server, try #require(server.httpPort))
+            try ServerProcess.withHTTP(arguments, sound: sound)
         }
 
         /// Each refusal is a 4xx/5xx whose JSON names the problem; the server goes on serving.

@@ -24,12 +24,7 @@ extension SoundSuites {
         }
 
         func utterances(_ count: Int, in recorder: MonitorRecorder, timeout: Double = 30) -> [SignalAnalysis.Segment] {
-            recorder.waitUntil(timeout: timeout) { samples in
-                let analysis = SignalAnalysis(samples, sampleRate: recorder.sampleRate)
-                let segments = analysis.segments()
-                return segments.count >= count && analysis.duration - segments.last!.end >= 0.6
-            }
-            return recorder.analysis.segments()
+            recorder.waitForUtterances(count, quiet: 0.6, timeout: timeout)
         }
 
         @Test func theNodeAGroupAndAllAreHeard() throws {

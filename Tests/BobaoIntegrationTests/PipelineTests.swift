@@ -34,12 +34,7 @@ extension SoundSuites {
         func waitForUtterances(_ count: Int, in recorder: MonitorRecorder, quiet: Double = 0.8, timeout: Double = 30)
             -> [SignalAnalysis.Segment]
         {
-            recorder.waitUntil(timeout: timeout) { samples in
-                let analysis = SignalAnalysis(samples, sampleRate: recorder.sampleRate)
-                let segments = analysis.segments()
-                return segments.count >= count && analysis.duration - segments.last!.end >= quiet
-            }
-            return recorder.analysis.segments()
+            recorder.waitForUtterances(count, quiet: quiet, timeout: timeout)
         }
 
         @Test func aLineSentOverTCPIsHeard() throws {
