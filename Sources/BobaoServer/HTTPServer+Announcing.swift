@@ -6,7 +6,7 @@ import Synchronization
 extension HTTPServer {
     /// Submits the announcement as the line port would, and answers the exchange from the replies.
     func announce(_ submission: Submission, _ exchange: HTTPExchange) {
-        let events = Mutex<[String]>([])
+        let seen = Mutex(Seen())
         let key = submission.options.clientID.map(JSONText.quote) ?? "null"
         services.submit(submission, exchange.peer) { [weak exchange] reply in
             guard let exchange else { return }
@@ -14,35 +14,37 @@ extension HTTPServer {
             case .refused(let refusal):
                 exchange.deliver(.failure(HTTPFailure(refusal)))
             case .accepted(let number, let duplicate, let watching):
-                events.withLock { $0 = ["number:\(number)", "duplicate:\(duplicate)"] }
+                seen.withLock { $0.number = number; $0.duplicate = duplicate }
                 guard !watching else { return }
                 exchange.deliver(.json(202, "{\"number\":\(number),\"id\":\(key),\"duplicate\":\(duplicate)}\n"))
             case .event(let line, let final):
                 let event = Self.eventFields(line)
-                let seen = events.withLock { events -> [String] in
-                    events.append(event.name)
-                    return events
+                let now = seen.withLock { seen -> Seen in
+                    seen.events.append(event.name)
+                    return seen
                 }
                 guard final else { return }
-                exchange.deliver(.json(200, Self.outcomeBody(seen, key: key, outcome: event.name, reason: event.reason)))
+                exchange.deliver(.json(200, now.outcomeBody(key: key, outcome: event.name, reason: event.reason)))
             case .unwatched:
-                let seen = events.withLock { $0 }
-                exchange.deliver(.json(200, Self.outcomeBody(seen, key: key, outcome: nil, reason: nil)))
+                exchange.deliver(.json(200, seen.withLock { $0 }.outcomeBody(key: key, outcome: nil, reason: nil)))
             case .answered(let text):
                 exchange.deliver(Self.commandResponse(text))
             }
         }
     }
 
-    /// `{"number": 12, "id": …, "duplicate": false, "outcome": "done", "reason": null, "events": ["start", "done"]}`.
-    /// `seen` starts with the `number:` and `duplicate:` the acceptance gave.
-    static func outcomeBody(_ seen: [String], key: String, outcome: String?, reason: String?) -> String {
-        let number = seen.first { $0.hasPrefix("number:") }.map { String($0.dropFirst(7)) } ?? "null"
-        let duplicate = seen.first { $0.hasPrefix("duplicate:") }.map { String($0.dropFirst(10)) } ?? "false"
-        let names = seen.filter { !$0.contains(":") }.map(JSONText.quote).joined(separator: ",")
-        return "{\"number\":\(number),\"id\":\(key),\"duplicate\":\(duplicate),\"outcome\":"
-            + (outcome.map(JSONText.quote) ?? "null") + ",\"reason\":" + (reason.map(JSONText.quote) ?? "null")
-            + ",\"events\":[\(names)]}\n"
+    /// What a waiting request has heard of its announcement so far.
+    struct Seen: Sendable {
+        var number: UInt64?
+        var duplicate = false
+        var events: [String] = []
+
+        /// `{"number": 12, "id": …, "duplicate": false, "outcome": "done", "reason": null, "events": ["start", "done"]}`.
+        func outcomeBody(key: String, outcome: String?, reason: String?) -> String {
+            "{\"number\":\(number.map(String.init) ?? "null"),\"id\":\(key),\"duplicate\":\(duplicate),\"outcome\":"
+                + (outcome.map(JSONText.quote) ?? "null") + ",\"reason\":" + (reason.map(JSONText.quote) ?? "null")
+                + ",\"events\":[\(events.map(JSONText.quote).joined(separator: ","))]}\n"
+        }
     }
 
     /// The event's name and reason, from its JSON line.

@@ -24,14 +24,10 @@ extension HTTPServer {
         guard !AddressRange.isLoopback(host) else { return true }
         let open = connectionsByAddress.withLock { $0[host] ?? 0 }
         guard open >= perAddressLimit else { return true }
-        let lines = ledger.withLock { ledger -> [String] in
-            ledger.note(code: "busy", host: host, now: WallClock.monotonicSeconds()) {
-                "refused an HTTP connection from \(host): it has \(open) open already (at most \(perAddressLimit) an address, "
-                    + "an eighth of --max-connections); the connection was closed"
-            }
-            return ledger.takeLog()
+        noteRefusal(code: "busy", host: host) {
+            "refused an HTTP connection from \(host): it has \(open) open already (at most \(perAddressLimit) an address, "
+                + "an eighth of --max-connections); the connection was closed"
         }
-        for line in lines { log(line) }
         return false
     }
 

@@ -83,13 +83,9 @@ extension HTTPServer {
     /// The refusal's response, counted and logged like the line port's (the first of each code from an
     /// address, then summaries).
     func refuse(_ exchange: HTTPExchange, _ failure: HTTPFailure, headers: [(String, String)] = []) -> HTTPResponse {
-        let lines = ledger.withLock { ledger -> [String] in
-            ledger.note(code: failure.code, host: exchange.host, now: WallClock.monotonicSeconds()) {
-                "refused an HTTP request from \(exchange.peer) (\(exchange.method) \(exchange.path)): \(failure.code) (\(failure.message))"
-            }
-            return ledger.takeLog()
+        noteRefusal(code: failure.code, host: exchange.host) {
+            "refused an HTTP request from \(exchange.peer) (\(exchange.method) \(exchange.path)): \(failure.code) (\(failure.message))"
         }
-        for line in lines { log(line) }
         return .failure(failure, headers: headers)
     }
 

@@ -87,14 +87,13 @@ public final class HTTPServer: Sendable {
         let logger: UnsafeMutablePointer<bobao_http_logger>
     }
 
-    /// Binds at once (port 0 picks a free port); serving starts with `start`.
-    /// - Throws: `AccessPolicy.Unsafe` beyond loopback without a token or allow list, or the socket's error.
+    /// Binds at once (port 0 picks a free port); serving starts with `start`. Whether the address may be
+    /// served at all was checked before (`AnnouncementServer.checkAccess`, which covers `--http` too).
+    /// - Throws: `LibraryMissing`, or the socket's error.
     init(settings: Settings, services: Services, log: @escaping @Sendable (String) -> Void) throws {
         if let problem = bobao_http_load() {
             throw LibraryMissing(detail: String(cString: problem))
         }
-        let hosts = try SocketAddress.resolve(host: settings.address.host, port: settings.address.port).map(\.host)
-        try settings.access.check(listeningOn: settings.address, hosts: hosts)
         let socket = try ListeningSocket(settings.address)
         boundAddress = socket.boundAddress
         listenDescriptor = fcntl(socket.descriptor.rawValue, F_DUPFD_CLOEXEC, 0)  // the daemon closes its own
@@ -151,11 +150,7 @@ public final class HTTPServer: Sendable {
         startThread(name: "bobao.http") { [self] in
             while heartbeatStop.wait(timeout: .now() + .seconds(Self.heartbeatSeconds)) == .timedOut {
                 for stream in streams.withLock({ Array($0.values) }) { stream.send(": keep-alive\n\n") }
-                let lines = ledger.withLock { ledger in
-                    ledger.flushSummaries(now: WallClock.monotonicSeconds())
-                    return ledger.takeLog()
-                }
-                for line in lines { log(line) }
+                note { $0.flushSummaries(now: WallClock.monotonicSeconds()) }
             }
         }
     }
@@ -241,16 +236,26 @@ public final class HTTPServer: Sendable {
             return
         }
         let code = lower.contains("connection limit") ? "busy" : "http-library"
+        noteRefusal(code: code, host: "the HTTP port") {
+            code == "busy"
+                ? "refused an HTTP connection: \(settings.maximumConnections) connections (--max-connections; half of "
+                    + "them per address) are open already; the client's connection was closed"
+                : LogPriority.warning + "HTTP: " + text
+        }
+    }
+
+    /// Changes the refusal ledger and logs what it then has to say (first refusals, summaries).
+    func note(_ change: (inout PeerLedger) -> Void) {
         let lines = ledger.withLock { ledger -> [String] in
-            ledger.note(code: code, host: "the HTTP port", now: WallClock.monotonicSeconds()) {
-                code == "busy"
-                    ? "refused an HTTP connection: \(settings.maximumConnections) connections (--max-connections; half of "
-                        + "them per address) are open already; the client's connection was closed"
-                    : LogPriority.warning + "HTTP: " + text
-            }
+            change(&ledger)
             return ledger.takeLog()
         }
         for line in lines { log(line) }
+    }
+
+    /// Counts a refusal of `code` from `host`; logged the first time in the ledger's window, then summed up.
+    func noteRefusal(code: String, host: String, _ message: () -> String) {
+        note { $0.note(code: code, host: host, now: WallClock.monotonicSeconds(), message: message) }
     }
 
     private func answer(_ exchange: HTTPExchange, _ response: HTTPResponse) -> MHD_Result {
